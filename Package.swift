@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "chime",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "chimed", targets: ["chimed"]),
+        .executable(name: "chime", targets: ["chime"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(name: "CLinux"),
+        .target(name: "EventLoop", dependencies: ["CLinux"]),
+        .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
+        .target(name: "ChimeCore"),
+        .target(
+            name: "ChimeDaemon",
+            dependencies: [
+                "DBus", "EventLoop", "ChimeCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "chimed",
+            dependencies: ["ChimeDaemon", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "chime",
+            dependencies: ["DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
+        .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
+        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["DBus"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

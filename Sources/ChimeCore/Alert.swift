@@ -1,0 +1,195 @@
+/// What a notification shows and carries: UILocalNotification's alert, sound, buttons
+/// and userInfo, plus what Linux users expect (urgency, app name, expiry).
+public struct Alert: Equatable, Sendable {
+    /// The summary line (UILocalNotification's `alertTitle`); never empty.
+    public var title: String
+    /// The body text (`alertBody`).
+    public var body: String = ""
+    public var urgency: Urgency = .normal
+    /// The program the notification speaks for, shown by most servers.
+    public var appName: String = "Chime"
+    /// The owning app's desktop entry id, without `.desktop`.
+    public var desktopEntry: String?
+    /// An icon name or an image file (`alertLaunchImage`).
+    public var image: String?
+    public var sound: Sound = .serverDefault
+    /// A freedesktop category hint (`email.arrived`), or the name of a Chime action set.
+    public var category: String?
+    /// The buttons, in order.
+    public var actions: [Action] = []
+    /// The label of the `default` action (`alertAction`); nil sends none (`hasAction = false`).
+    public var defaultAction: String?
+    /// Milliseconds until the server should close it; nil leaves it to the server.
+    public var expires: Int32?
+    /// Extra hints passed to the server as they are.
+    public var hints: [Hint] = []
+    /// Data for the app, handed back with every action (`userInfo`).
+    public var userInfo: [String: UserInfoValue] = [:]
+
+    public init(title: String) {
+        self.title = title
+    }
+
+    /// The server's action list: `default` first when there is one, then the buttons.
+    public var allActions: [Action] {
+        (defaultAction.map { [Action(key: Action.defaultKey, label: $0)] } ?? []) + actions
+    }
+
+    /// Checks what every alert must satisfy, naming the field at fault.
+    public func validate() throws(FieldError) {
+        guard !title.isEmpty else { throw FieldError("title", "must not be empty.") }
+        var seen: Set<String> = []
+        for action in allActions {
+            guard !action.key.isEmpty else { throw FieldError("actions", "an action key must not be empty.") }
+            guard seen.insert(action.key).inserted else {
+                throw FieldError("actions", "the action key '\(action.key)' appears twice.")
+            }
+        }
+        if let expires, expires < -1 {
+            throw FieldError("expires", "must be -1 (server default), 0 (never) or a positive number of milliseconds, not \(expires).")
+        }
+        for hint in hints {
+            if case .custom(let name, _) = hint, name.isEmpty { throw FieldError("hints", "a hint name must not be empty.") }
+        }
+    }
+}
+
+/// How urgent a notification is, as the freedesktop `urgency` hint's byte.
+public enum Urgency: UInt8, CaseIterable, Sendable, CustomStringConvertible {
+    case low = 0, normal = 1, critical = 2
+
+    /// Parses `low`, `normal` or `critical` (any case).
+    public init(name: String) throws(FieldError) {
+        guard let match = Self.allCases.first(where: { $0.description == name.lowercased() }) else {
+            throw FieldError("urgency", "'\(name)' is not one of low, normal, critical.")
+        }
+        self = match
+    }
+
+    public var description: String {
+        switch self {
+        case .low: "low"
+        case .normal: "normal"
+        case .critical: "critical"
+        }
+    }
+}
+
+/// One button: the key reported back when pressed, and the label shown.
+public struct Action: Equatable, Sendable {
+    /// The key servers use for activating the notification itself.
+    public static let defaultKey = "default"
+
+    public var key: String
+    public var label: String
+
+    public init(key: String, label: String) {
+        self.key = key
+        self.label = label
+    }
+}
+
+/// What to play when the notification shows.
+public enum Sound: Equatable, Sendable {
+    /// Send no sound hint: the server does what it always does.
+    case serverDefault
+    /// Silence, even where the server would play something (`suppress-sound`).
+    case none
+    /// A freedesktop sound-theme name (`sound-name`).
+    case themed(String)
+    /// A sound file (`sound-file`).
+    case file(String)
+
+    /// The sound-theme name used for `default`, as an alarm clock would ring.
+    public static let defaultName = "alarm-clock-elapsed"
+
+    /// Parses a user's word: `none`, `default`, an absolute path or `file://` URI, or a theme name.
+    public init(parsing text: String) throws(FieldError) {
+        switch text {
+        case "": throw FieldError("sound", "must not be empty; use 'none' for silence.")
+        case "none": self = .none
+        case "default": self = .themed(Self.defaultName)
+        case let path where path.hasPrefix("/"): self = .file(path)
+        case let uri where uri.hasPrefix("file://"): self = .file(String(uri.dropFirst("file://".count)))
+        default: self = .themed(text)
+        }
+    }
+}
+
+/// A notification hint: the well-known ones typed, anything else by name.
+public enum Hint: Equatable, Sendable {
+    case transient(Bool)
+    case resident(Bool)
+    case custom(name: String, HintValue)
+
+    /// Parses notify-send's `TYPE:VALUE` (types `int`, `double`, `string`, `byte`,
+    /// `boolean`) for hint `name`.
+    public static func parse(name: String, typedValue: String) throws(FieldError) -> Hint {
+        guard let colon = typedValue.firstIndex(of: ":") else {
+            throw FieldError("hint.\(name)", "'\(typedValue)' is not TYPE:VALUE (TYPE is int, double, string, byte or boolean).")
+        }
+        let type = typedValue[..<colon].lowercased()
+        let text = String(typedValue[typedValue.index(after: colon)...])
+        let value: HintValue
+        switch type {
+        case "string": value = .string(text)
+        case "int":
+            guard let v = Int32(text) else { throw FieldError("hint.\(name)", "'\(text)' is not a 32-bit integer.") }
+            value = .int32(v)
+        case "double":
+            guard let v = Double(text), v.isFinite else { throw FieldError("hint.\(name)", "'\(text)' is not a number.") }
+            value = .double(v)
+        case "byte":
+            guard let v = UInt8(text) else { throw FieldError("hint.\(name)", "'\(text)' is not a byte (0 to 255).") }
+            value = .byte(v)
+        case "boolean", "bool":
+            switch text.lowercased() {
+            case "true", "1", "yes": value = .boolean(true)
+            case "false", "0", "no": value = .boolean(false)
+            default: throw FieldError("hint.\(name)", "'\(text)' is not true or false.")
+            }
+        default:
+            throw FieldError("hint.\(name)", "unknown hint type '\(type)'; use int, double, string, byte or boolean.")
+        }
+        return .custom(name: name, value).normalized
+    }
+
+    /// Recognises the well-known hints given by name, so they are typed like the rest.
+    public var normalized: Hint {
+        switch self {
+        case .custom("transient", .boolean(let b)): .transient(b)
+        case .custom("resident", .boolean(let b)): .resident(b)
+        default: self
+        }
+    }
+}
+
+/// A hint's value, with the types notify-send offers.
+public enum HintValue: Equatable, Sendable {
+    case string(String)
+    case int32(Int32)
+    case double(Double)
+    case byte(UInt8)
+    case boolean(Bool)
+}
+
+/// A value in a notification's userInfo.
+public enum UserInfoValue: Equatable, Sendable {
+    case string(String)
+    case integer(Int64)
+    case double(Double)
+    case boolean(Bool)
+}
+
+/// A field that failed validation, and why: reads as one sentence.
+public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let field: String
+    public let reason: String
+
+    public init(_ field: String, _ reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { "\(field): \(reason)" }
+}

@@ -1,0 +1,266 @@
+import ChimeCore
+import DBus
+import Logging
+
+/// The client side of `org.freedesktop.Notifications`: follows whoever owns the name,
+/// learns its capabilities, posts alerts and hears their buttons.
+///
+/// Server ids belong to one server instance, so they never leave this type: the owner
+/// speaks of Chime ids only. Servers broadcast their signals (or, like GNOME Shell and
+/// dunst, send them only to the connection that called Notify), so signals for ids this
+/// instance did not issue, or from anyone but the current owner, are ignored.
+final class NotificationServer {
+    static let busName = try! BusName("org.freedesktop.Notifications")
+    static let path = try! ObjectPath("/org/freedesktop/Notifications")
+    static let interface = try! InterfaceName("org.freedesktop.Notifications")
+
+    private let connection: Connection
+    private let logger: Logger
+    private var subscriptions: [Subscription] = []
+
+    /// The unique name of the current server, nil while there is none.
+    private(set) var owner: String?
+    /// What the current server says it can do (`actions`, `body-markup`, `sound`, …).
+    private(set) var capabilities: Set<String> = []
+    /// False from a new owner's arrival until its capabilities are known.
+    private var ready = false
+    /// Bumped on every change of owner, so replies from an old server are recognised.
+    private var generation = 0
+    private var chimeIDs: [UInt32: String] = [:]
+    /// Alerts waiting for a server (or for its capabilities), in arrival order.
+    private var pending: [(id: String, alert: Alert)] = []
+
+    /// A button was pressed: Chime id and action key.
+    var onAction: (String, String) -> Void = { _, _ in }
+    /// A notification left the screen: Chime id and the server's reason code.
+    var onClosed: (String, UInt32) -> Void = { _, _ in }
+
+    init(connection: Connection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Subscribes to the server's signals and looks for a current owner.
+    func start() throws(DBusError) {
+        let bus = try BusName("org.freedesktop.DBus")
+        subscriptions = [
+            connection.subscribe(MatchRule(
+                sender: bus, interface: try InterfaceName("org.freedesktop.DBus"),
+                member: try MemberName("NameOwnerChanged"), arg0: Self.busName.rawValue
+            )) { [unowned self] message in
+                guard let args = try? message.arguments(), args.count == 3, let newOwner = args[2].stringValue else { return }
+                self.ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
+            },
+            connection.subscribe(MatchRule(
+                sender: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName("ActionInvoked")
+            )) { [unowned self] message in self.actionInvoked(message) },
+            connection.subscribe(MatchRule(
+                sender: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName("NotificationClosed")
+            )) { [unowned self] message in self.notificationClosed(message) },
+        ]
+        let query = try Message.methodCall(
+            destination: bus, path: try ObjectPath("/org/freedesktop/DBus"),
+            interface: try InterfaceName("org.freedesktop.DBus"), member: try MemberName("GetNameOwner"),
+            arguments: [.string(Self.busName.rawValue)]
+        )
+        connection.call(query) { [unowned self] result in
+            // NameHasNoOwner is the normal answer on a machine without a server yet.
+            if case .success(let reply) = result, let name = (try? reply.arguments())?.first?.stringValue, self.owner == nil {
+                self.ownerChanged(to: name)
+            } else if self.owner == nil {
+                self.logger.notice("No notification server is running; notifications wait until one appears.")
+            }
+        }
+    }
+
+    /// Shows `alert` now, or as soon as a server is there.
+    func present(_ alert: Alert, id: String) {
+        guard owner != nil, ready else {
+            pending.append((id, alert))
+            return
+        }
+        send(alert, id: id)
+    }
+
+    // MARK: - Owner
+
+    private func ownerChanged(to newOwner: String?) {
+        guard newOwner != owner else { return }
+        generation += 1
+        // The old server's ids mean nothing to the new one.
+        chimeIDs.removeAll()
+        owner = newOwner
+        capabilities = []
+        ready = false
+        guard let newOwner else {
+            logger.notice("The notification server left the bus.")
+            return
+        }
+        logger.info("Notification server is \(newOwner).")
+        do {
+            let call = try Message.methodCall(
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName("GetCapabilities"))
+            let expected = generation
+            connection.call(call, timeoutMilliseconds: 5_000) { [unowned self] result in
+                guard expected == self.generation else { return }
+                switch result {
+                case .success(let reply):
+                    let list = (try? reply.arguments())?.first?.arrayElements?.compactMap(\.stringValue) ?? []
+                    self.capabilities = Set(list)
+                    self.logger.info("Server capabilities: \(list.joined(separator: " "))")
+                case .failure(let error):
+                    self.logger.warning("GetCapabilities failed (\(error)); assuming none.")
+                }
+                self.ready = true
+                self.flushPending()
+            }
+        } catch {
+            logger.error("Cannot ask for capabilities: \(error)")
+        }
+    }
+
+    private func flushPending() {
+        let waiting = pending
+        pending.removeAll()
+        for (id, alert) in waiting { send(alert, id: id) }
+    }
+
+    // MARK: - Notify
+
+    private func send(_ alert: Alert, id: String) {
+        let message: Message
+        do {
+            message = try Message.methodCall(
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName("Notify"),
+                arguments: NotifyRequest(alert: alert, capabilities: capabilities).arguments
+            )
+        } catch {
+            logger.error("Cannot build Notify for \(id): \(error)")
+            return
+        }
+        let expected = generation
+        connection.call(message, timeoutMilliseconds: 10_000) { [unowned self] result in
+            switch result {
+            case .success(let reply):
+                guard expected == self.generation else { return }
+                guard case .uint32(let serverID)? = (try? reply.arguments())?.first else {
+                    self.logger.warning("Notify for \(id) returned no id.")
+                    return
+                }
+                self.chimeIDs[serverID] = id
+                self.logger.debug("Notification \(id) is server id \(serverID).")
+            case .failure(let error):
+                self.logger.warning("Notify for \(id) failed: \(error)")
+            }
+        }
+    }
+
+    // MARK: - Signals
+
+    private func fromOwner(_ message: Message) -> Bool {
+        owner != nil && message.sender == owner
+    }
+
+    private func actionInvoked(_ message: Message) {
+        guard fromOwner(message), let args = try? message.arguments(), args.count == 2,
+              case .uint32(let serverID) = args[0], let key = args[1].stringValue,
+              let id = chimeIDs[serverID] else { return }
+        onAction(id, key)
+    }
+
+    private func notificationClosed(_ message: Message) {
+        guard fromOwner(message), let args = try? message.arguments(), args.count == 2,
+              case .uint32(let serverID) = args[0], case .uint32(let reason) = args[1],
+              let id = chimeIDs.removeValue(forKey: serverID) else { return }
+        onClosed(id, reason)
+    }
+}
+
+/// The arguments of one `Notify` call, shaped by what the server can do.
+struct NotifyRequest {
+    let alert: Alert
+    let capabilities: Set<String>
+
+    /// `(s app_name, u replaces_id, s app_icon, s summary, s body, as actions, a{sv} hints, i expire_timeout)`
+    var arguments: [Value] {
+        [
+            .string(alert.appName),
+            .uint32(0),
+            .string(alert.image ?? ""),
+            .string(alert.title),
+            .string(body),
+            .stringArray(alert.allActions.flatMap { [$0.key, $0.label] }),
+            .variantDictionary(hints),
+            .int32(alert.expires ?? -1),
+        ]
+    }
+
+    /// The body as the server will read it: servers with `body-markup` parse it, so
+    /// text that was not meant as markup is escaped for them.
+    var body: String {
+        capabilities.contains("body-markup") ? Markup.escape(alert.body) : alert.body
+    }
+
+    var hints: [(String, Value)] {
+        var hints: [(String, Value)] = [("urgency", .byte(alert.urgency.rawValue))]
+        if let category = alert.category { hints.append(("category", .string(category))) }
+        if let entry = alert.desktopEntry { hints.append(("desktop-entry", .string(entry))) }
+        if let image = alert.image { hints.append(("image-path", .string(image))) }
+        switch alert.sound {
+        case .serverDefault: break
+        case .none: hints.append(("suppress-sound", .bool(true)))
+        case .themed(let name): hints.append(("sound-name", .string(name)))
+        case .file(let path): hints.append(("sound-file", .string(path)))
+        }
+        for hint in alert.hints {
+            switch hint {
+            case .transient(let on): hints.append(("transient", .bool(on)))
+            case .resident(let on): hints.append(("resident", .bool(on)))
+            case .custom(let name, let value):
+                // A typed field of the alert wins over a raw hint of the same name.
+                guard !hints.contains(where: { $0.0 == name }) else { continue }
+                hints.append((name, value.dbusValue))
+            }
+        }
+        return hints
+    }
+}
+
+enum Markup {
+    /// Escapes the characters the notification markup subset gives meaning to.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}
+
+extension HintValue {
+    var dbusValue: Value {
+        switch self {
+        case .string(let s): .string(s)
+        case .int32(let i): .int32(i)
+        case .double(let d): .double(d)
+        case .byte(let b): .byte(b)
+        case .boolean(let b): .bool(b)
+        }
+    }
+}
+
+extension UserInfoValue {
+    var dbusValue: Value {
+        switch self {
+        case .string(let s): .string(s)
+        case .integer(let i): .int64(i)
+        case .double(let d): .double(d)
+        case .boolean(let b): .bool(b)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CLinux
+import Glibc
+
+/// What a ``WallClockTimer`` reports.
+public enum WallClockEvent: Sendable, Equatable {
+    /// The armed instant has come.
+    case expired
+    /// The real-time clock jumped (set by hand or NTP, or the machine resumed from
+    /// suspend): every due time computed from the old clock must be recomputed.
+    case clockChanged
+}
+
+/// A one-shot alarm at an instant of the real-time clock.
+///
+/// It is a `timerfd` on `CLOCK_REALTIME` armed with `TFD_TIMER_ABSTIME |
+/// TFD_TIMER_CANCEL_ON_SET`: an absolute alarm keeps its instant through suspend (a
+/// monotonic sleep would fire late by the time asleep), and the cancel flag turns every
+/// discontinuous clock change into a ``WallClockEvent/clockChanged`` wake-up.
+public final class WallClockTimer {
+    private let fd: Int32
+    private var source: Source?
+    private let handler: (WallClockEvent) -> Void
+
+    /// The instant the timer is armed for, in seconds since the epoch; nil when disarmed.
+    public private(set) var deadline: timespec?
+
+    public init(loop: EventLoop, handler: @escaping (WallClockEvent) -> Void) throws(LoopError) {
+        fd = clinux_timerfd_create(CLOCK_REALTIME, clinux_TFD_CLOEXEC | clinux_TFD_NONBLOCK)
+        guard fd >= 0 else { throw .system(call: "timerfd_create", errno: errno) }
+        self.handler = handler
+        source = loop.watch(fd: fd, events: .readable) { [unowned self] _ in self.readExpiry() }
+    }
+
+    /// Arms the timer for `instant` (real-time clock); an instant in the past fires at once.
+    public func arm(at instant: timespec) throws(LoopError) {
+        // A zero it_value disarms a timerfd, so the epoch itself becomes one nanosecond past it.
+        var value = instant
+        if value.tv_sec <= 0 && value.tv_nsec <= 0 { value = timespec(tv_sec: 0, tv_nsec: 1) }
+        let flags = clinux_TFD_TIMER_ABSTIME | clinux_TFD_TIMER_CANCEL_ON_SET
+        guard clinux_timerfd_settime(fd, flags, value) == 0 else {
+            throw .system(call: "timerfd_settime", errno: errno)
+        }
+        deadline = value
+    }
+
+    /// Disarms the timer: no wake-ups at all until it is armed again.
+    public func disarm() {
+        _ = clinux_timerfd_settime(fd, 0, timespec(tv_sec: 0, tv_nsec: 0))
+        deadline = nil
+    }
+
+    private func readExpiry() {
+        var expirations: UInt64 = 0
+        let count = read(fd, &expirations, MemoryLayout<UInt64>.size)
+        if count == MemoryLayout<UInt64>.size {
+            deadline = nil
+            handler(.expired)
+        } else if count < 0 && errno == ECANCELED {
+            handler(.clockChanged)
+        }
+        // EAGAIN: a spurious wake-up after a re-arm; nothing to report.
+    }
+
+    deinit {
+        source?.cancel()
+        close(fd)
+    }
+}
+
+/// Delivers chosen signals through the loop (`signalfd`), so a SIGTERM handler may do
+/// anything a normal handler may, instead of the few async-signal-safe calls.
+public final class SignalWatcher {
+    private let fd: Int32
+    private var source: Source?
+
+    /// Blocks `signals` for this thread and reports each one to `handler`.
+    public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) throws(LoopError) {
+        let list = signals + [0]
+        fd = list.withUnsafeBufferPointer { clinux_signalfd($0.baseAddress, clinux_SFD_CLOEXEC | clinux_SFD_NONBLOCK) }
+        guard fd >= 0 else { throw .system(call: "signalfd", errno: errno) }
+        source = loop.watch(fd: fd, events: .readable) { [fd] _ in
+            while true {
+                let signal = clinux_signalfd_read(fd)
+                guard signal > 0 else { break }
+                handler(signal)
+            }
+        }
+    }
+
+    deinit {
+        source?.cancel()
+        close(fd)
+    }
+}

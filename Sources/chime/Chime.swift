@@ -1,0 +1,21 @@
+import ArgumentParser
+
+@main
+struct Chime: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chime",
+        abstract: "Desktop notifications that keep their buttons working, through the chimed daemon.",
+        discussion: """
+            chime is a thin client: chimed (started by D-Bus activation when it is not \
+            running) shows the notifications and hears their buttons, even after chime exits.
+
+            EXIT STATUS
+              0   success
+              1   chimed refused or failed the request
+              64  usage error: unknown option, malformed or invalid value
+              69  unavailable: no session bus, or chimed could not be reached
+            """,
+        version: "0.1.0",
+        subcommands: [Notify.self]
+    )
+}

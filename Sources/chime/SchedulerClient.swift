@@ -1,0 +1,43 @@
+import DBus
+
+/// A blocking client of chimed's `io.github.chime.Scheduler1` interface.
+struct SchedulerClient {
+    static let busName = try! BusName("io.github.chime.Chime")
+    static let path = try! ObjectPath("/io/github/chime/Chime")
+    static let interface = try! InterfaceName("io.github.chime.Scheduler1")
+
+    let connection: Connection
+
+    static func connect() throws(DBusError) -> SchedulerClient {
+        SchedulerClient(connection: try Connection.session())
+    }
+
+    /// Calls `member` on chimed (starting it through activation if needed).
+    func call(_ member: String, _ arguments: [Value]) throws(DBusError) -> [Value] {
+        let message = try Message.methodCall(
+            destination: Self.busName, path: Self.path, interface: Self.interface,
+            member: try MemberName(member), arguments: arguments
+        )
+        return try connection.call(message).arguments()
+    }
+
+    /// Subscribes to one of chimed's signals.
+    func subscribe(_ member: String, handler: @escaping (Message) -> Void) throws(DBusError) -> Subscription {
+        connection.subscribe(
+            MatchRule(sender: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName(member)),
+            handler: handler
+        )
+    }
+
+    /// Calls `handler` when chimed's name loses its owner (the daemon stopped).
+    func whenDaemonExits(_ handler: @escaping () -> Void) throws(DBusError) -> Subscription {
+        connection.subscribe(
+            MatchRule(
+                sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
+                member: try MemberName("NameOwnerChanged"), arg0: Self.busName.rawValue
+            )
+        ) { message in
+            if let args = try? message.arguments(), args.count == 3, args[2].stringValue == "" { handler() }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import ChimeDaemon
+import Glibc
+import Logging
+
+let usage = """
+    Usage: chimed [--version] [--help]
+
+    The Chime daemon: owns io.github.chime.Chime on the session bus, keeps the schedule
+    and delivers notifications through org.freedesktop.Notifications. It is normally
+    started by D-Bus activation, the systemd user unit or the session's autostart.
+
+    Environment: CHIME_LOG_LEVEL (trace, debug, info, notice, warning, error; default info).
+    """
+
+switch CommandLine.arguments.dropFirst().first {
+case "--version":
+    print("chimed \(chimeVersion)")
+    exit(0)
+case "--help", "-h":
+    print(usage)
+    exit(0)
+case let other?:
+    writeError("chimed: unknown argument '\(other)'; see chimed --help.")
+    exit(64)
+case nil:
+    break
+}
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = ProcessInfoLevel.level
+    return handler
+}
+let logger = Logger(label: "chimed")
+
+do {
+    let daemon = try Daemon(logger: logger)
+    exit(daemon.run())
+} catch {
+    logger.critical("\(error)")
+    exit(1)
+}
