@@ -37,11 +37,13 @@ let package = Package(
             name: "chime",
             dependencies: ["DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop"]),
+        // Starts private buses, notification servers and the built binaries for tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["DBus"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

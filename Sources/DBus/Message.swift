@@ -50,6 +50,8 @@ public final class Message {
 
     /// The successful reply to this method call.
     public func makeReply(_ arguments: [Value] = []) throws(DBusError) -> Message {
+        // libdbus aborts on a reply to a message without a serial (one never sent).
+        guard serial != 0 else { throw .failed("Cannot reply to a message that was never sent.") }
         guard let raw = dbus_message_new_method_return(raw) else { throw .failed("Out of memory creating a reply.") }
         let reply = Message(owning: raw)
         try reply.append(arguments)
@@ -58,6 +60,7 @@ public final class Message {
 
     /// The error reply to this method call.
     public func makeErrorReply(_ error: DBusError) -> Message? {
+        guard serial != 0 else { return nil }
         // A bad error name would abort libdbus; fall back to the generic one.
         let name = ErrorName(rawValue: error.name)?.rawValue ?? "org.freedesktop.DBus.Error.Failed"
         // libdbus would also abort on a message text with invalid UTF-8; Swift strings are
@@ -119,6 +122,8 @@ public final class Message {
 
     /// The serialized bytes (no bus needed), for tests and size measurement.
     public func marshalled() throws(DBusError) -> [UInt8] {
+        // Wire data needs a serial; a message not sent yet has none.
+        if serial == 0 { dbus_message_set_serial(raw, 1) }
         var buffer: UnsafeMutablePointer<CChar>?
         var length: Int32 = 0
         guard dbus_message_marshal(raw, &buffer, &length) != 0, let buffer else {

@@ -129,7 +129,7 @@ public final class EventLoop {
         }
     }
 
-    private func nextTimeoutMilliseconds() -> Int {
+    func nextTimeoutMilliseconds() -> Int {
         guard let earliest = timeouts.values.map(\.deadline).min() else { return -1 }
         let now = Self.monotonicNow()
         if earliest <= now { return 0 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 
-@main
 struct Chime: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chime",
