@@ -1,0 +1,123 @@
+import Glibc
+import Testing
+@testable import EventLoop
+
+struct EventLoopTests {
+    @Test func idleLoopWouldSleepForever() {
+        let loop = EventLoop()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        defer { close(fds[0]); close(fds[1]) }
+        let watch = loop.watch(fd: fds[0], events: .readable) { _ in }
+        // No timeouts: poll gets -1, so nothing but a ready descriptor wakes the loop.
+        #expect(loop.nextTimeoutMilliseconds() == -1)
+        withExtendedLifetime(watch) {}
+    }
+
+    @Test func timeoutsFireOnceInOrderAndCancelledOnesNever() throws {
+        let loop = EventLoop()
+        var fired: [String] = []
+        let late = loop.timeout(afterMilliseconds: 40) { fired.append("late") }
+        let early = loop.timeout(afterMilliseconds: 10) { fired.append("early") }
+        let cancelled = loop.timeout(afterMilliseconds: 5) { fired.append("cancelled") }
+        cancelled.cancel()
+        _ = loop.timeout(afterMilliseconds: 5) { fired.append("dropped") }  // token dropped at once
+        while fired.count < 2 { try loop.runOnce(timeoutMilliseconds: 1_000) }
+        #expect(fired == ["early", "late"])
+        #expect(loop.nextTimeoutMilliseconds() == -1)
+        withExtendedLifetime((late, early)) {}
+    }
+
+    @Test func watchReportsReadableDescriptor() throws {
+        let loop = EventLoop()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        defer { close(fds[0]); close(fds[1]) }
+        var events: EventLoop.Events = []
+        let watch = loop.watch(fd: fds[0], events: .readable) { events = $0 }
+        var byte: UInt8 = 1
+        write(fds[1], &byte, 1)
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(events.contains(.readable))
+
+        // Paused watches are not polled.
+        events = []
+        loop.update(watch, events: [])
+        try loop.runOnce(timeoutMilliseconds: 10)
+        #expect(events.isEmpty)
+    }
+
+    @Test func prepareHooksRunBeforeEveryWait() throws {
+        let loop = EventLoop()
+        var count = 0
+        let hook = loop.prepare { count += 1 }
+        try loop.runOnce(timeoutMilliseconds: 0)
+        try loop.runOnce(timeoutMilliseconds: 0)
+        #expect(count == 2)
+        hook.cancel()
+        try loop.runOnce(timeoutMilliseconds: 0)
+        #expect(count == 2)
+    }
+
+    @Test func stopEndsRun() throws {
+        let loop = EventLoop()
+        let stopper = loop.timeout(afterMilliseconds: 1) { loop.stop() }
+        try loop.run()
+        withExtendedLifetime(stopper) {}
+    }
+}
+
+struct WallClockTimerTests {
+    static func now(plusMilliseconds ms: Int) -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let total = Int(now.tv_nsec) + ms * 1_000_000
+        return timespec(tv_sec: now.tv_sec + total / 1_000_000_000, tv_nsec: total % 1_000_000_000)
+    }
+
+    @Test func firesAtTheInstant() throws {
+        let loop = EventLoop()
+        var events: [WallClockEvent] = []
+        let timer = try WallClockTimer(loop: loop) { events.append($0) }
+        let target = Self.now(plusMilliseconds: 30)
+        try timer.arm(at: target)
+        #expect(timer.deadline != nil)
+        while events.isEmpty { try loop.runOnce(timeoutMilliseconds: 5_000) }
+        #expect(events == [.expired])
+        #expect(timer.deadline == nil)
+        let after = Self.now(plusMilliseconds: 0)
+        #expect(after.tv_sec > target.tv_sec || (after.tv_sec == target.tv_sec && after.tv_nsec >= target.tv_nsec))
+    }
+
+    @Test func instantInThePastFiresAtOnce() throws {
+        let loop = EventLoop()
+        var events: [WallClockEvent] = []
+        let timer = try WallClockTimer(loop: loop) { events.append($0) }
+        try timer.arm(at: timespec(tv_sec: 0, tv_nsec: 0))
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(events == [.expired])
+    }
+
+    @Test func disarmedTimerStaysSilent() throws {
+        let loop = EventLoop()
+        var events: [WallClockEvent] = []
+        let timer = try WallClockTimer(loop: loop) { events.append($0) }
+        try timer.arm(at: Self.now(plusMilliseconds: 5))
+        timer.disarm()
+        try loop.runOnce(timeoutMilliseconds: 50)
+        #expect(events.isEmpty)
+    }
+}
+
+struct SignalWatcherTests {
+    // Synchronous on purpose: the signal is raised for, blocked in and read on one thread.
+    @Test func signalArrivesThroughTheLoop() throws {
+        let loop = EventLoop()
+        var received: [Int32] = []
+        let watcher = try SignalWatcher(loop: loop, signals: [SIGUSR2]) { received.append($0) }
+        raise(SIGUSR2)
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(received == [SIGUSR2])
+        withExtendedLifetime(watcher) {}
+    }
+}

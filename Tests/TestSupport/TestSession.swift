@@ -1,0 +1,136 @@
+import Foundation
+
+/// A private session bus with a notification server on it, for one test.
+///
+/// The bus's only service directory is the test's own, holding Chime's activation file
+/// made from `dbus/io.github.chime.Chime.service.in`: no installed notification server
+/// (Debian's dunst registers one) can be started behind the test's back, and the first
+/// call to io.github.chime.Chime starts the built chimed exactly as on a desktop.
+public final class TestSession {
+    public let directory: URL
+    public let address: String
+    private let bus: Spawned
+    public private(set) var mock: Spawned?
+
+    /// Starts the bus and, unless `capabilities` is nil, python-dbusmock's notification
+    /// daemon with those capabilities.
+    public init(capabilities: String? = "body actions sound") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
+        let services = directory.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+
+        let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
+        let service = template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
+        try service.write(to: services.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+
+        let config = directory.appendingPathComponent("bus.conf")
+        let configTemplate = try String(contentsOf: packageRoot.appendingPathComponent("Tests/session-bus.conf.in"), encoding: .utf8)
+        try configTemplate
+            .replacingOccurrences(of: "@SERVICEDIR@", with: services.path)
+            .replacingOccurrences(of: "@SOCKETDIR@", with: directory.path)
+            .write(to: config, atomically: true, encoding: .utf8)
+
+        bus = try Spawned(["dbus-daemon", "--config-file=\(config.path)", "--nofork", "--print-address=1"],
+                          environment: ProcessInfo.processInfo.environment)
+        guard bus.stdout.wait(timeout: 30, until: { $0.contains("\n") }) else {
+            throw TestFailure.failed("dbus-daemon did not start: \(bus.stderr.text)")
+        }
+        address = bus.stdout.text.split(separator: "\n")[0].trimmingCharacters(in: .whitespaces)
+        if let capabilities { try startNotificationServer(capabilities: capabilities) }
+    }
+
+    deinit {
+        mock?.stop()
+        // chimed exits by itself when its bus goes away.
+        bus.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Stops the bus itself, as when the session ends.
+    public func stopBus() {
+        bus.stop()
+    }
+
+    /// The environment a process on this bus gets.
+    public var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        env["CHIME_LOG_LEVEL"] = "debug"
+        env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
+        env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        return env
+    }
+
+    /// Starts python-dbusmock's notification_daemon template and waits for its name.
+    public func startNotificationServer(capabilities: String) throws {
+        let parameters = "{\"capabilities\": \"\(capabilities)\"}"
+        mock = try Spawned(["/usr/bin/python3", "-m", "dbusmock", "--session", "-t", "notification_daemon", "-p", parameters],
+                           environment: environment)
+        try waitForName("org.freedesktop.Notifications")
+    }
+
+    public func stopNotificationServer() {
+        mock?.stop()
+        mock = nil
+    }
+
+    /// Waits (on the bus's own signal, through gdbus) until `name` has an owner.
+    public func waitForName(_ name: String) throws {
+        let result = try run(["gdbus", "wait", "--session", "--timeout", "60", name])
+        guard result.status == 0 else { throw TestFailure.failed("\(name) never appeared: \(result)") }
+    }
+
+    /// Runs a command on this bus to completion.
+    @discardableResult
+    public func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+        try spawn(arguments, stdin: stdin).finish(timeout: timeout)
+    }
+
+    /// Starts a command on this bus; `chime` and `chimed` mean the built ones.
+    public func spawn(_ arguments: [String], stdin: String? = nil) throws -> Spawned {
+        var argv = arguments
+        if argv[0] == "chime" || argv[0] == "chimed" { argv[0] = binDirectory.appendingPathComponent(argv[0]).path }
+        return try Spawned(argv, environment: environment, stdin: stdin)
+    }
+
+    // MARK: - The mock server, driven as a user would, with gdbus
+
+    /// The Notify calls the server received, in GVariant text form, one per element.
+    public func notifyCalls() throws -> [String] {
+        let result = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+                              "--object-path", "/org/freedesktop/Notifications",
+                              "--method", "org.freedesktop.DBus.Mock.GetMethodCalls", "Notify"])
+        guard result.status == 0 else { throw TestFailure.failed("GetMethodCalls failed: \(result)") }
+        // Each call is "(TIME, [<args>...])"; gdbus types only the first TIME as uint64.
+        return result.stdout.components(separatedBy: ", [<").dropFirst().map { "[<" + $0 }
+    }
+
+    /// Waits until the server has received `count` Notify calls; returns them.
+    public func waitForNotifyCalls(_ count: Int, timeout: TimeInterval = 60) throws -> [String] {
+        // The mock offers no signal for a received call, so this asks again at a short interval.
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            let calls = try notifyCalls()
+            if calls.count >= count { return calls }
+            guard Date() < deadline else { throw TestFailure.timeout("\(count) Notify calls; have \(calls.count)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Makes the server emit one of its signals, as a real server does when a button is pressed.
+    public func emitServerSignal(_ name: String, signature: String, arguments: String) throws {
+        let result = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+                              "--object-path", "/org/freedesktop/Notifications",
+                              "--method", "org.freedesktop.DBus.Mock.EmitSignal",
+                              "org.freedesktop.Notifications", name, signature, arguments])
+        guard result.status == 0 else { throw TestFailure.failed("EmitSignal failed: \(result)") }
+    }
+
+    /// The pid of the process owning `name`.
+    public func pid(of name: String) throws -> String {
+        let result = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                              "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", name])
+        guard result.status == 0 else { throw TestFailure.failed("no owner for \(name): \(result)") }
+        return result.stdout
+    }
+}
