@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a task needs: scripts/deps.sh GROUP...
+# Groups: build, test, bench, demo. Only missing packages are installed, so a
+# machine that already has everything never touches apt (or the network).
+set -euo pipefail
+
+usage() {
+    echo "usage: ${0##*/} GROUP... (groups: build test bench demo)" >&2
+    exit 2
+}
+
+# dbus-daemon and dbus-bin are split out of "dbus" in Debian 12 and later;
+# both exist in bookworm, and are what provide /usr/bin/dbus-daemon and
+# /usr/bin/dbus-send without pulling in the system bus service.
+build_pkgs=(libdbus-1-dev pkg-config)
+bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
+test_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils)
+bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine)
+demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
+
+[[ $# -gt 0 ]] || usage
+
+wanted=()
+for group in "$@"; do
+    case $group in
+        build) wanted+=("${build_pkgs[@]}") ;;
+        test)  wanted+=("${test_pkgs[@]}") ;;
+        bench) wanted+=("${bench_pkgs[@]}") ;;
+        demo)  wanted+=("${demo_pkgs[@]}") ;;
+        *) echo "${0##*/}: unknown group '$group'" >&2; usage ;;
+    esac
+done
+
+missing=()
+for pkg in "${wanted[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    if [[ $status != "install ok installed" ]]; then
+        case " ${missing[*]} " in
+            *" $pkg "*) ;;
+            *) missing+=("$pkg") ;;
+        esac
+    fi
+done
+
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    echo "${0##*/}: missing packages (${missing[*]}), and installing them needs root or sudo" >&2
+    exit 1
+fi
+
+echo "Installing: ${missing[*]}"
+# apt's own output goes to a log so success stays quiet; a failure shows it.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! "${as_root[@]}" apt-get update >"$log" 2>&1 ||
+   ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+       apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+    cat "$log" >&2
+    echo "${0##*/}: installing ${missing[*]} failed" >&2
+    exit 1
+fi
