@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus"]),
+        .testTarget(name: "chimeTests", dependencies: ["chime"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -58,81 +58,18 @@ struct Notify: ParsableCommand {
     var body: String = ""
 
     func validate() throws {
-        for hint in hints where hint.split(separator: ":", maxSplits: 2).count < 3 {
-            throw ValidationError("malformed hint '\(hint)': expected TYPE:NAME:VALUE, as in int:value:42.")
-        }
-        for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
-            throw ValidationError("malformed action '\(action)': expected [KEY=]LABEL, as in done=Done.")
-        }
+        try request.validate()
     }
 
-    /// The `a{ss}` options of `PresentNowSimple`; chimed validates the values.
-    var options: [(String, String)] {
-        var options: [(String, String)] = []
-        if let urgency { options.append(("urgency", urgency.rawValue)) }
-        if let appName { options.append(("appName", appName)) }
-        if let icon { options.append(("image", icon)) }
-        if let category { options.append(("category", category)) }
-        if let expireTime { options.append(("expires", String(expireTime))) }
-        for hint in hints {
-            let parts = hint.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            options.append(("hint." + parts[1], parts[0] + ":" + parts[2]))
-        }
-        if transient { options.append(("hint.transient", "boolean:true")) }
-        for (index, action) in actions.enumerated() {
-            if let equals = action.firstIndex(of: "=") {
-                options.append(("action." + action[..<equals], String(action[action.index(after: equals)...])))
-            } else {
-                options.append(("action.\(index)", action))
-            }
-        }
-        return options
+    /// What the options ask for, in the form the fast path produces too.
+    var request: NotifyRequest {
+        NotifyRequest(
+            title: title, body: body, urgency: urgency?.rawValue, appName: appName, icon: icon, category: category,
+            expireTime: expireTime, hints: hints, actions: actions, transient: transient, wait: wait, printID: printID
+        )
     }
 
     func run() throws {
-        let client: SchedulerClient
-        do { client = try SchedulerClient.connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
-
-        var outcome: ExitCode?
-        var id: String?
-        var subscriptions: [Subscription] = []
-        if wait {
-            // Subscribe before the call, so a press that comes at once is not missed.
-            do {
-                subscriptions.append(try client.subscribe("ActionInvoked") { message in
-                    guard let args = try? message.arguments(), args.count >= 2, args[0].stringValue == id,
-                          let key = args[1].stringValue else { return }
-                    print(key)
-                    outcome = .success
-                })
-                subscriptions.append(try client.subscribe("Closed") { message in
-                    guard let args = try? message.arguments(), args.first?.stringValue == id else { return }
-                    outcome = .success
-                })
-                subscriptions.append(try client.whenDaemonExits {
-                    outcome = fail("chimed stopped before the notification was closed.", ExitStatus.unavailable)
-                })
-            } catch {
-                throw fail(error)
-            }
-        }
-
-        do {
-            let reply = try client.call("PresentNowSimple", [.string(title), .string(body), .stringDictionary(options)])
-            id = reply.first?.stringValue
-        } catch {
-            throw fail(error)
-        }
-        if printID, let id { print(id) }
-        guard wait else { return }
-
-        flushStandardOutput()
-        while outcome == nil {
-            guard client.connection.readWriteDispatch(timeoutMilliseconds: -1) else {
-                throw fail("The session bus closed while waiting.", ExitStatus.unavailable)
-            }
-        }
-        withExtendedLifetime(subscriptions) {}
-        if let outcome, outcome != .success { throw outcome }
+        try request.send()
     }
 }

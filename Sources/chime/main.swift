@@ -1,12 +1,17 @@
 import ArgumentParser
 import Glibc
 
-// ArgumentParser's own error output spans several lines with the usage; chime says one
-// sentence on stderr and leaves the usage to --help.
+let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    var command = try Chime.parseAsRoot()
-    try command.run()
+    if arguments.first == "notify", let request = NotifyRequest(fastParsing: Array(arguments.dropFirst())) {
+        try request.send()
+    } else {
+        var command = try Chime.parseAsRoot(arguments)
+        try command.run()
+    }
 } catch {
+    // ArgumentParser's own error output spans several lines with the usage; chime says
+    // one sentence on stderr and leaves the usage to --help.
     let status = Chime.exitCode(for: error)
     if status == .success {
         print(Chime.fullMessage(for: error))
@@ -21,7 +26,6 @@ do {
 
 /// Ends a message with a full stop, and points to --help for usage errors.
 func sentence(_ text: String) -> String {
-    let trimmed = text.hasPrefix("Error: ") ? String(text.dropFirst(7)) : text
-    let stop = trimmed.hasSuffix(".") ? "" : "."
-    return trimmed + stop + " See 'chime --help'."
+    let stop = text.hasSuffix(".") ? "" : "."
+    return text + stop + " See 'chime --help'."
 }

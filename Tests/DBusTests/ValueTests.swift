@@ -107,7 +107,8 @@ struct NameTests {
         #expect(try !BusName("io.github.chime.Chime").isUnique)
         #expect(try InterfaceName("io.github.chime.Scheduler1").rawValue == "io.github.chime.Scheduler1")
         #expect(try MemberName("PresentNow").rawValue == "PresentNow")
-        #expect(try Signature("sa{sv}").rawValue == "sa{sv}")
+        let signature = "sa{sv}"
+        #expect(try Signature(signature).rawValue == signature)
     }
 
     @Test func matchRuleQuotesApostrophes() throws {
