@@ -198,7 +198,7 @@ struct NotifyRequest {
     /// The body as the server will read it: servers with `body-markup` parse it, so
     /// text that was not meant as markup is escaped for them.
     var body: String {
-        capabilities.contains("body-markup") ? Markup.escape(alert.body) : alert.body
+        capabilities.contains("body-markup") ? alert.body.xmlEscaped : alert.body
     }
 
     var hints: [(String, Value)] {
@@ -223,22 +223,6 @@ struct NotifyRequest {
             }
         }
         return hints
-    }
-}
-
-enum Markup {
-    /// Escapes the characters the notification markup subset gives meaning to.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(c)
-            }
-        }
-        return out
     }
 }
 

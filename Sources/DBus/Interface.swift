@@ -159,14 +159,17 @@ public enum Introspection {
         return xml + "</node>\n"
     }
 
-    /// A document holding just `interfaces`: the form of the contract files in `dbus/`.
-    public static func contract(_ interfaces: [Interface]) -> String {
-        doctype + "<node>\n" + interfaces.map(\.introspectionXML).joined() + "</node>\n"
-    }
-
     static func escape(_ text: String) -> String {
+        text.xmlEscaped
+    }
+}
+
+extension String {
+    /// The text with XML's special characters replaced by entities: for introspection
+    /// documents, and for notification bodies sent to servers that parse markup.
+    public var xmlEscaped: String {
         var out = ""
-        for c in text {
+        for c in self {
             switch c {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

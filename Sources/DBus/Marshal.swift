@@ -91,7 +91,7 @@ enum Marshal {
         case CDBUS_TYPE_DOUBLE: return .double(basic(&iter, Double(0)))
         case CDBUS_TYPE_STRING: return .string(readString(&iter))
         // libdbus validated these on receipt, so the unchecked forms are safe here.
-        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(ObjectPath(unchecked: readString(&iter)))
+        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(ObjectPath(validated: readString(&iter)))
         case CDBUS_TYPE_SIGNATURE: return .signature(Signature(unchecked: readString(&iter)))
         case CDBUS_TYPE_VARIANT:
             var sub = DBusMessageIter()

@@ -22,61 +22,80 @@ private func validate(
     }
 }
 
+/// A string checked once by one of libdbus's validators; the kind says which.
+public struct ValidatedName<Kind: NameKind>: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Validates `string`; an invalid one is an `InvalidArgs` error saying why.
+    public init(_ string: String) throws(DBusError) {
+        try validate(string, what: Kind.name, Kind.isValid)
+        rawValue = string
+    }
+
+    public init?(rawValue: String) { try? self.init(rawValue) }
+
+    /// Wraps a string libdbus has already validated (one read from a received message).
+    init(validated: String) { rawValue = validated }
+
+    public var description: String { rawValue }
+}
+
+/// One kind of D-Bus name, and libdbus's validator for it.
+public protocol NameKind: Sendable {
+    /// What the name is, for error messages ("object path").
+    static var name: String { get }
+    static func isValid(_ name: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t
+}
+
+public enum ObjectPathKind: NameKind {
+    public static let name = "object path"
+    public static func isValid(_ name: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t {
+        dbus_validate_path(name, error)
+    }
+}
+
+public enum BusNameKind: NameKind {
+    public static let name = "bus name"
+    public static func isValid(_ name: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t {
+        dbus_validate_bus_name(name, error)
+    }
+}
+
+public enum InterfaceNameKind: NameKind {
+    public static let name = "interface name"
+    public static func isValid(_ name: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t {
+        dbus_validate_interface(name, error)
+    }
+}
+
+public enum MemberNameKind: NameKind {
+    public static let name = "member name"
+    public static func isValid(_ name: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t {
+        dbus_validate_member(name, error)
+    }
+}
+
+public enum ErrorNameKind: NameKind {
+    public static let name = "error name"
+    public static func isValid(_ name: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t {
+        dbus_validate_error_name(name, error)
+    }
+}
+
 /// A validated object path such as `/io/github/chime/Chime`.
-public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ string: String) throws(DBusError) {
-        try validate(string, what: "object path", dbus_validate_path)
-        rawValue = string
-    }
-    init(unchecked: String) { rawValue = unchecked }
-    public init?(rawValue: String) { try? self.init(rawValue) }
-    public var description: String { rawValue }
-}
-
+public typealias ObjectPath = ValidatedName<ObjectPathKind>
 /// A validated bus name, unique (`:1.42`) or well-known (`io.github.chime.Chime`).
-public struct BusName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ string: String) throws(DBusError) {
-        try validate(string, what: "bus name", dbus_validate_bus_name)
-        rawValue = string
-    }
-    public init?(rawValue: String) { try? self.init(rawValue) }
-    public var isUnique: Bool { rawValue.hasPrefix(":") }
-    public var description: String { rawValue }
-}
-
+public typealias BusName = ValidatedName<BusNameKind>
 /// A validated interface name such as `io.github.chime.Scheduler1`.
-public struct InterfaceName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ string: String) throws(DBusError) {
-        try validate(string, what: "interface name", dbus_validate_interface)
-        rawValue = string
-    }
-    public init?(rawValue: String) { try? self.init(rawValue) }
-    public var description: String { rawValue }
-}
-
+public typealias InterfaceName = ValidatedName<InterfaceNameKind>
 /// A validated member (method or signal) name such as `PresentNow`.
-public struct MemberName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ string: String) throws(DBusError) {
-        try validate(string, what: "member name", dbus_validate_member)
-        rawValue = string
-    }
-    public init?(rawValue: String) { try? self.init(rawValue) }
-    public var description: String { rawValue }
-}
-
+public typealias MemberName = ValidatedName<MemberNameKind>
 /// A validated error name such as `io.github.chime.Error.NotFound`.
-public struct ErrorName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ string: String) throws(DBusError) {
-        try validate(string, what: "error name", dbus_validate_error_name)
-        rawValue = string
-    }
-    public init?(rawValue: String) { try? self.init(rawValue) }
-    public var description: String { rawValue }
+public typealias ErrorName = ValidatedName<ErrorNameKind>
+
+extension ValidatedName where Kind == BusNameKind {
+    /// Whether this is a connection's unique name (`:1.42`) rather than a well-known one.
+    public var isUnique: Bool { rawValue.hasPrefix(":") }
 }
 
 /// A validated type signature: zero or more complete types, such as `sa{sv}`.

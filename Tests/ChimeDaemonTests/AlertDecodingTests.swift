@@ -74,5 +74,7 @@ struct NotifyRequestTests {
         alert.body = "<b>&"
         #expect(NotifyRequest(alert: alert, capabilities: ["body-markup"]).body == "&lt;b&gt;&amp;")
         #expect(NotifyRequest(alert: alert, capabilities: []).body == "<b>&")
+        alert.body = "\"quoted\""
+        #expect(NotifyRequest(alert: alert, capabilities: ["body-markup"]).body == "&quot;quoted&quot;")
     }
 }
