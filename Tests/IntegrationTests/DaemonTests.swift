@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// chimed's life cycle, run by hand instead of through activation.
+@Suite(.timeLimit(.minutes(5)))
+struct DaemonTests {
+    @Test func sigtermIsACleanExit() throws {
+        let session = try TestSession()
+        let daemon = try session.spawn(["chimed"])
+        try session.waitForName("io.github.chime.Chime")
+        kill(daemon.process.processIdentifier, SIGTERM)
+        let result = try daemon.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("exiting"))
+    }
+
+    @Test func secondDaemonFindsTheNameTakenAndLeavesQuietly() throws {
+        let session = try TestSession()
+        let first = try session.spawn(["chimed"])
+        try session.waitForName("io.github.chime.Chime")
+        let second = try session.run(["chimed"])
+        #expect(second.status == 0, "\(second)")
+        #expect(second.stderr.contains("Another chimed already owns io.github.chime.Chime"))
+        #expect(first.process.isRunning)
+    }
+
+    @Test func endOfTheSessionEndsTheDaemon() throws {
+        let session = try TestSession()
+        let daemon = try session.spawn(["chimed"])
+        try session.waitForName("io.github.chime.Chime")
+        session.stopBus()
+        let result = try daemon.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("The session bus closed"))
+    }
+
+    @Test func unknownArgumentIsExit64() throws {
+        let session = try TestSession(capabilities: nil)
+        let result = try session.run(["chimed", "--frobnicate"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "chimed: unknown argument '--frobnicate'; see chimed --help.\n")
+    }
+}
