@@ -12,7 +12,8 @@ usage() {
 # dbus-daemon and dbus-bin are split out of "dbus" in Debian 12 and later;
 # both exist in bookworm, and are what provide /usr/bin/dbus-daemon and
 # /usr/bin/dbus-send without pulling in the system bus service.
-build_pkgs=(libdbus-1-dev pkg-config)
+# GRDB links the system SQLite.
+build_pkgs=(libdbus-1-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
 test_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils)
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine)
