@@ -1,0 +1,261 @@
+import Foundation
+
+/// When a notification fires: the first occurrence and how it repeats.
+///
+/// The rules, each pinned by `FireRuleTests`:
+///
+/// - **Frames.** An absolute trigger repeats by calendar arithmetic in UTC, so "every day"
+///   is exactly 86 400 s: a countdown, repeated. A floating trigger repeats on the wall clock
+///   of the system zone passed in (09:00 stays 09:00 after a move from Berlin to Tokyo); a
+///   zoned trigger on the wall clock of its named zone (09:00 New York stays 09:00 New York
+///   across daylight-saving changes and wherever the machine is).
+/// - **The n-th occurrence** is the first one plus `n × count` units, added in one step on
+///   the wall-clock time taken as if it were UTC, with `Calendar(identifier: calendar)`
+///   for months and years. It is never reached by repeated addition, so month ends and leap
+///   days stay put: the 31st monthly is Feb 28 (29 in leap years), Mar 31, Apr 30, May 31;
+///   Feb 29 yearly is Feb 28 in common years and Feb 29 in leap years.
+/// - **Repeated wall-clock times** (clocks fall back) are the earlier instant (RFC 5545).
+///   A minute or hour repeat therefore has no occurrences in the second pass of the
+///   repeated hour.
+/// - **Skipped wall-clock times** (clocks spring forward) are read with the offset in force
+///   before the jump, so they land as far after it as they were meant to be (RFC 5545):
+///   02:30 on a one-hour gap is 03:30, 02:15 in Lord Howe's half-hour gap is 02:45, and
+///   09:00 on Samoa's skipped 30 December 2011 is 09:00 on the 31st. Minute and hour
+///   repeats are the exception: their occurrences inside a gap fire at the moment the
+///   clocks jump (03:00), so that they stay in order and fire once, as missed ones do.
+///   Occurrences may thus share an instant; they never go backwards.
+/// - **The past** is allowed: a first occurrence before now fires at once, as on iOS.
+///
+/// A rule whose zone or calendar a caller later set to an unknown name has no occurrences.
+public struct FireRule: Hashable, Sendable {
+    public var trigger: Trigger
+    public var recurrence: Recurrence?
+    /// A Foundation calendar identifier's name, such as `gregorian` or `hebrew`.
+    public var calendar: String
+
+    /// Checks the zone, the calendar and the wall-clock time, naming the field at fault.
+    ///
+    /// `calendar` may be a Swift name (`islamicCivil`) or a CLDR one (`islamic-civil`), in
+    /// any case; the rule keeps the Swift name.
+    public init(trigger: Trigger, recurrence: Recurrence? = nil, calendar: String = "gregorian") throws(FieldError) {
+        guard let identifier = Self.calendarIdentifier(named: calendar) else {
+            let names = Self.calendars.map(\.name).joined(separator: ", ")
+            throw FieldError("calendar", "'\(calendar)' is not a known calendar; use one of \(names).")
+        }
+        switch trigger {
+        case .absolute(let date):
+            if let problem = LocalDateTime(date, in: .gmt).problem {
+                throw FieldError("at", "\(date.timeIntervalSince1970) s after 1970 is not a usable instant: \(problem)")
+            }
+        case .floating(let local):
+            try Self.check(local)
+        case .zoned(let local, let zone):
+            guard TimeZone(identifier: zone) != nil else { throw FieldError("zone", "'\(zone)' is not a known time zone.") }
+            try Self.check(local)
+        }
+        self.trigger = trigger
+        self.recurrence = recurrence
+        self.calendar = Self.calendars.first { $0.identifier == identifier }?.name ?? calendar
+    }
+
+    private static func check(_ local: LocalDateTime) throws(FieldError) {
+        if let problem = local.problem { throw FieldError("at", "'\(local)' is not a valid date and time: \(problem)") }
+    }
+
+    // MARK: - Occurrences
+
+    /// The n-th occurrence (0 = the first), as an instant, in `systemZone` for floating triggers.
+    ///
+    /// Nil for a negative `n`, past the first for a one-shot, or beyond the year 9999.
+    public func occurrence(_ n: Int, systemZone: TimeZone) -> Date? {
+        frame(systemZone)?.occurrence(n)
+    }
+
+    /// The first occurrence strictly after `instant` (nil when a one-shot is past).
+    public func nextOccurrence(after instant: Date, systemZone: TimeZone) -> Date? {
+        frame(systemZone)?.firstOccurrence(from: instant, inclusive: false)?.date
+    }
+
+    /// The first occurrence at or after `instant`, with its index.
+    ///
+    /// The search starts from an estimate made on the wall clock, so its cost does not grow
+    /// with the number of occurrences already past.
+    public func firstOccurrence(onOrAfter instant: Date, systemZone: TimeZone) -> (index: Int, date: Date)? {
+        frame(systemZone)?.firstOccurrence(from: instant, inclusive: true)
+    }
+
+    /// The next `count` fire times at or after `instant`, each later than the one before
+    /// (occurrences that share an instant fire once).
+    public func upcoming(from instant: Date, count: Int, systemZone: TimeZone) -> [Date] {
+        guard count > 0, let frame = frame(systemZone),
+              var (n, date) = frame.firstOccurrence(from: instant, inclusive: true)
+        else { return [] }
+        var dates = [date]
+        var budget = Frame.stepLimit
+        while dates.count < count, budget > 0, let next = frame.occurrence(n + 1) {
+            n += 1
+            budget -= 1
+            if next > date {
+                dates.append(next)
+                date = next
+            }
+        }
+        return dates
+    }
+
+    private func frame(_ systemZone: TimeZone) -> Frame? {
+        guard let identifier = Self.calendarIdentifier(named: calendar) else { return nil }
+        var utcCalendar = Calendar(identifier: identifier)
+        utcCalendar.timeZone = .gmt
+        switch trigger {
+        case .absolute(let date):
+            let whole = LocalDateTime.wholeSeconds(date)
+            let fraction = date.timeIntervalSince1970 - TimeInterval(whole)
+            return Frame(
+                start: LocalDateTime(secondsAsUTC: whole), zone: nil, fraction: (0..<1).contains(fraction) ? fraction : 0,
+                recurrence: recurrence, calendar: utcCalendar)
+        case .floating(let local):
+            return Frame(start: local, zone: systemZone, fraction: 0, recurrence: recurrence, calendar: utcCalendar)
+        case .zoned(let local, let zone):
+            guard let zone = TimeZone(identifier: zone) else { return nil }
+            return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: utcCalendar)
+        }
+    }
+
+    // MARK: - Calendars
+
+    /// The calendars a rule may name, by their Swift names.
+    ///
+    /// The regional Indian calendars Foundation added in 2025 (`bangla`, `gujarati`, `tamil`,
+    /// `vikram`, …) are left out: on Linux, adding a month to a date in them returns the same
+    /// date, so a monthly repeat would never advance.
+    public static let calendars: [(name: String, identifier: Calendar.Identifier)] = [
+        ("gregorian", .gregorian), ("iso8601", .iso8601), ("buddhist", .buddhist), ("chinese", .chinese),
+        ("coptic", .coptic), ("dangi", .dangi), ("ethiopicAmeteAlem", .ethiopicAmeteAlem),
+        ("ethiopicAmeteMihret", .ethiopicAmeteMihret), ("hebrew", .hebrew), ("indian", .indian),
+        ("islamic", .islamic), ("islamicCivil", .islamicCivil), ("islamicTabular", .islamicTabular),
+        ("islamicUmmAlQura", .islamicUmmAlQura), ("japanese", .japanese), ("persian", .persian),
+        ("republicOfChina", .republicOfChina), ("vietnamese", .vietnamese),
+    ]
+
+    /// The calendar a name stands for: its Swift name or its CLDR name (`islamic-civil`,
+    /// `ethioaa`, `roc`), in any case.
+    public static func calendarIdentifier(named name: String) -> Calendar.Identifier? {
+        func folded(_ text: String) -> String { text.lowercased().filter { $0 != "-" && $0 != "_" } }
+        let wanted = folded(name)
+        return calendars.first { folded($0.name) == wanted || folded("\($0.identifier)") == wanted }?.identifier
+    }
+}
+
+/// A rule made concrete for one system zone: the wall clock it counts on and how to read it.
+private struct Frame {
+    /// The first occurrence on the frame's wall clock.
+    let start: LocalDateTime
+    /// The zone the wall clock is read in; nil for UTC, which has neither gaps nor overlaps.
+    let zone: TimeZone?
+    /// The fraction of a second an absolute trigger carries past its whole second.
+    let fraction: TimeInterval
+    let recurrence: Recurrence?
+    /// The rule's calendar, set to UTC so that it does plain wall-clock arithmetic.
+    let calendar: Calendar
+
+    /// The most occurrences `upcoming` reads for one result: enough to pass every minute
+    /// folded into Samoa's skipped day.
+    static let stepLimit = 20_000
+
+    func occurrence(_ n: Int) -> Date? {
+        guard n >= 0, let local = local(n) else { return nil }
+        return instant(local)
+    }
+
+    func local(_ n: Int) -> LocalDateTime? {
+        guard n > 0 else { return n == 0 ? start : nil }
+        guard let recurrence else { return nil }
+        let (steps, overflow) = n.multipliedReportingOverflow(by: recurrence.count)
+        guard !overflow else { return nil }
+        let local: LocalDateTime
+        if let unit = recurrence.unit.fixedSeconds {
+            let (delta, overflow) = steps.multipliedReportingOverflow(by: unit)
+            guard !overflow, delta < Self.maximumSpan else { return nil }
+            local = LocalDateTime(secondsAsUTC: start.secondsAsUTC + delta)
+        } else {
+            let component: Calendar.Component = recurrence.unit == .month ? .month : .year
+            guard steps <= (recurrence.unit == .month ? 12 : 1) * 10_000,
+                  let date = calendar.date(byAdding: component, value: steps, to: Self.date(start))
+            else { return nil }
+            local = LocalDateTime(secondsAsUTC: Int(date.timeIntervalSince1970.rounded(.down)))
+        }
+        return local.year <= 9999 ? local : nil
+    }
+
+    /// Ten thousand years, in seconds: no occurrence is further than that from the first.
+    private static let maximumSpan = 10_000 * 366 * 86_400
+
+    func instant(_ local: LocalDateTime) -> Date {
+        guard let zone else { return Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC) + fraction) }
+        let resolved = local.resolve(in: zone)
+        if recurrence?.unit.isShorterThanADay == true, let gapEnd = resolved.gapEnd {
+            return Date(timeIntervalSince1970: TimeInterval(gapEnd))
+        }
+        return Date(timeIntervalSince1970: TimeInterval(resolved.instant))
+    }
+
+    /// The first occurrence at (when `inclusive`) or after `instant`, with its index.
+    ///
+    /// Occurrences never go backwards, so this gallops from the estimate towards the answer
+    /// and then bisects: a few steps, even across the 1 440 minutes a gap can fold together.
+    func firstOccurrence(from instant: Date, inclusive: Bool) -> (index: Int, date: Date)? {
+        // Past the year 9999 there are no occurrences; count them as qualifying, as bounds.
+        func qualifies(_ n: Int) -> Bool {
+            guard let date = occurrence(n) else { return true }
+            return inclusive ? date >= instant : date > instant
+        }
+        // The answer lies in (low, high]; low = -1 stands for "before the first".
+        var low: Int
+        var high = estimate(instant)
+        var step = 1
+        if qualifies(high) {
+            low = -1
+            while high > 0 {
+                let candidate = max(high - step, 0)
+                if qualifies(candidate) { high = candidate } else { low = candidate; break }
+                step *= 2
+            }
+        } else {
+            low = high
+            while true {
+                let (candidate, overflow) = low.addingReportingOverflow(step)
+                if overflow { return nil }
+                if qualifies(candidate) { high = candidate; break }
+                low = candidate
+                step = step < Int.max / 2 ? step * 2 : step
+            }
+        }
+        while high - low > 1 {
+            let middle = low + (high - low) / 2
+            if qualifies(middle) { high = middle } else { low = middle }
+        }
+        return occurrence(high).map { (high, $0) }
+    }
+
+    /// An index at or a little before the first occurrence at `instant`, from the distance
+    /// between the two on the wall clock.
+    private func estimate(_ instant: Date) -> Int {
+        guard let recurrence else { return 0 }
+        let target = LocalDateTime(instant, in: zone ?? .gmt)
+        guard target > start else { return 0 }
+        let units: Int
+        if let unit = recurrence.unit.fixedSeconds {
+            units = (target.secondsAsUTC - start.secondsAsUTC) / unit
+        } else {
+            let component: Calendar.Component = recurrence.unit == .month ? .month : .year
+            units = calendar.dateComponents([component], from: Self.date(start), to: Self.date(target))
+                .value(for: component) ?? 0
+        }
+        return max(0, units / recurrence.count - 1)
+    }
+
+    private static func date(_ local: LocalDateTime) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC))
+    }
+}
