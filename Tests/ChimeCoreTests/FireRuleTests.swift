@@ -197,6 +197,19 @@ struct FireRuleTests {
         #expect(rule.nextOccurrence(after: last, systemZone: .gmt).map { $0 > last } == true)
     }
 
+    @Test func aSkippedFirstTimeMovesByTheGapUnlessTheRepeatIsShorterThanADay() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let skipped = LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)
+        for recurrence in [nil, try Recurrence(unit: .day), try Recurrence(unit: .month)] {
+            let rule = try FireRule(trigger: .floating(skipped), recurrence: recurrence)
+            #expect(rule.occurrence(0, systemZone: berlin) == instant("2026-03-29T03:30:00+02:00"))
+        }
+        for recurrence in [try Recurrence(unit: .hour), try Recurrence(unit: .minute, count: 20)] {
+            let rule = try FireRule(trigger: .floating(skipped), recurrence: recurrence)
+            #expect(rule.occurrence(0, systemZone: berlin) == instant("2026-03-29T03:00:00+02:00"))
+        }
+    }
+
     // MARK: - Month ends and leap days
 
     @Test(arguments: [
