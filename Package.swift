@@ -35,6 +35,8 @@ let package = Package(
             dependencies: [
                 "DBus", "EventLoop", "ChimeCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(

@@ -1,6 +1,6 @@
 /// What a notification shows and carries: UILocalNotification's alert, sound, buttons
 /// and userInfo, plus what Linux users expect (urgency, app name, expiry).
-public struct Alert: Equatable, Sendable {
+public struct Alert: Equatable, Sendable, Codable {
     /// The summary line (UILocalNotification's `alertTitle`); never empty.
     public var title: String
     /// The body text (`alertBody`).
@@ -21,6 +21,8 @@ public struct Alert: Equatable, Sendable {
     public var defaultAction: String?
     /// Milliseconds until the server should close it; nil leaves it to the server.
     public var expires: Int32?
+    /// The app icon's badge number when it fires (`applicationIconBadgeNumber`); 0 hides it.
+    public var badge: Int?
     /// Extra hints passed to the server as they are.
     public var hints: [Hint] = []
     /// Data for the app, handed back with every action (`userInfo`).
@@ -45,6 +47,9 @@ public struct Alert: Equatable, Sendable {
                 throw FieldError("actions", "the action key '\(action.key)' appears twice.")
             }
         }
+        if let badge, badge < 0 {
+            throw FieldError("badge", "must be 0 or more, not \(badge).")
+        }
         if let expires, expires < -1 {
             throw FieldError("expires", "must be -1 (server default), 0 (never) or a positive number of milliseconds, not \(expires).")
         }
@@ -55,7 +60,7 @@ public struct Alert: Equatable, Sendable {
 }
 
 /// How urgent a notification is, as the freedesktop `urgency` hint's byte.
-public enum Urgency: UInt8, CaseIterable, Sendable, CustomStringConvertible {
+public enum Urgency: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
     case low = 0, normal = 1, critical = 2
 
     /// Parses `low`, `normal` or `critical` (any case).
@@ -76,7 +81,7 @@ public enum Urgency: UInt8, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// One button: the key reported back when pressed, and the label shown.
-public struct Action: Equatable, Sendable {
+public struct Action: Equatable, Sendable, Codable {
     /// The key servers use for activating the notification itself.
     public static let defaultKey = "default"
 
@@ -90,7 +95,7 @@ public struct Action: Equatable, Sendable {
 }
 
 /// What to play when the notification shows.
-public enum Sound: Equatable, Sendable {
+public enum Sound: Equatable, Sendable, Codable {
     /// Send no sound hint: the server does what it always does.
     case serverDefault
     /// Silence, even where the server would play something (`suppress-sound`).
@@ -117,7 +122,7 @@ public enum Sound: Equatable, Sendable {
 }
 
 /// A notification hint: the well-known ones typed, anything else by name.
-public enum Hint: Equatable, Sendable {
+public enum Hint: Equatable, Sendable, Codable {
     case transient(Bool)
     case resident(Bool)
     case custom(name: String, HintValue)
@@ -165,7 +170,7 @@ public enum Hint: Equatable, Sendable {
 }
 
 /// A hint's value, with the types notify-send offers.
-public enum HintValue: Equatable, Sendable {
+public enum HintValue: Equatable, Sendable, Codable {
     case string(String)
     case int32(Int32)
     case double(Double)
@@ -174,7 +179,7 @@ public enum HintValue: Equatable, Sendable {
 }
 
 /// A value in a notification's userInfo.
-public enum UserInfoValue: Equatable, Sendable {
+public enum UserInfoValue: Equatable, Sendable, Codable {
     case string(String)
     case integer(Int64)
     case double(Double)
@@ -192,4 +197,16 @@ public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(field): \(reason)" }
+}
+
+extension UserInfoValue {
+    /// The value as text: what `CancelMatching` and the string forms compare against.
+    public var text: String {
+        switch self {
+        case .string(let s): s
+        case .integer(let i): String(i)
+        case .double(let d): String(d)
+        case .boolean(let b): b ? "true" : "false"
+        }
+    }
 }

@@ -9,11 +9,16 @@ import DBus
 /// through ``AlertFields``, so a field means the same thing whichever form set it.
 enum AlertDecoding {
     /// Decodes the typed form: `title` is required; see ``AlertFields`` for the rest.
-    static func decode(typed entries: [(key: String, value: Value)]) throws(DBusError) -> Alert {
+    /// `extra` gets the keys that are not alert fields first, and says whether it took them.
+    static func decode(
+        typed entries: [(key: String, value: Value)],
+        extra: (String, Value) throws(FieldError) -> Bool = { _, _ in false }
+    ) throws(DBusError) -> Alert {
         var fields = AlertFields()
         for (key, wrapped) in entries {
             let value = wrapped.unwrapped
             do throws(FieldError) {
+                if try extra(key, value) { continue }
                 switch key {
                 case "actions":
                     fields.actions = try actions(from: value)
@@ -37,6 +42,9 @@ enum AlertDecoding {
                         throw FieldError(key, "must be an integer number of milliseconds, not type '\(value.signature)'.")
                     }
                     fields.alert.expires = ms32
+                case "badge":
+                    guard let badge = value.integerValue else { throw FieldError(key, "must be an integer, not type '\(value.signature)'.") }
+                    fields.alert.badge = Int(clamping: badge)
                 default:
                     guard let text = value.stringValue else {
                         guard AlertFields.stringKeys.contains(key) else { throw unknownKey(key) }
@@ -53,12 +61,16 @@ enum AlertDecoding {
 
     /// Decodes the string form: `action.KEY` = label, `hint.NAME` = `TYPE:VALUE`,
     /// `userInfo.KEY` = string, and the plain string fields by name.
-    static func decode(title: String, body: String, options: [(key: String, value: String)]) throws(DBusError) -> Alert {
+    static func decode(
+        title: String, body: String, options: [(key: String, value: String)],
+        extra: (String, String) throws(FieldError) -> Bool = { _, _ in false }
+    ) throws(DBusError) -> Alert {
         var fields = AlertFields()
         do throws(FieldError) {
             try fields.set("title", title)
             try fields.set("body", body)
             for (key, text) in options {
+                if try extra(key, text) { continue }
                 if let name = key.suffix(afterPrefix: "action.") {
                     fields.actions.append(Action(key: name, label: text))
                 } else if let name = key.suffix(afterPrefix: "hint.") {
@@ -70,6 +82,9 @@ enum AlertDecoding {
                 } else if key == "expires" {
                     guard let ms = Int32(text) else { throw FieldError(key, "'\(text)' is not a whole number of milliseconds.") }
                     fields.alert.expires = ms
+                } else if key == "badge" {
+                    guard let badge = Int(text) else { throw FieldError(key, "'\(text)' is not a whole number.") }
+                    fields.alert.badge = badge
                 } else if key == "title" || key == "body" {
                     throw FieldError(key, "is given as an argument of its own, not as an option.")
                 } else {
@@ -128,7 +143,7 @@ enum AlertDecoding {
 /// The alert being assembled, with the fields both forms set from a plain string.
 struct AlertFields {
     static let stringKeys = ["title", "body", "appName", "desktopEntry", "image", "sound", "category", "defaultAction"]
-    static let allKeys = stringKeys + ["urgency", "expires", "actions", "hints", "userInfo"]
+    static let allKeys = stringKeys + ["urgency", "expires", "badge", "actions", "hints", "userInfo"]
 
     var alert = Alert(title: "")
     var actions: [Action] = []

@@ -1,32 +1,45 @@
+import ChimeCore
 import DBus
 import EventLoop
+import Foundation
 import Glibc
 import Logging
 
 /// The version the daemon reports (`Version` property, `--version`).
-public let chimeVersion = "0.1.0"
+public let chimeVersion = "0.2.0"
 
-/// The wiring of `chimed`: one loop, one bus connection, the exported API and the
-/// notification client, all owned here and driven from the one thread.
+/// The wiring of `chimed`: one loop, one bus connection, the store, the scheduler and
+/// the exported API, all owned here and driven from the one thread.
 public final class Daemon {
     private let loop = EventLoop()
     private let connection: Connection
     private let logger: Logger
     private let server: NotificationServer
-    private let service: SchedulerService
+    private var service: SchedulerService?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
 
-    /// Connects to the session bus; nothing is claimed or exported yet.
+    /// Connects to the session bus; nothing is claimed or opened yet.
     public init(logger: Logger) throws(DBusError) {
         self.logger = logger
         connection = try Connection.session()
         server = NotificationServer(connection: connection, logger: logger)
-        service = SchedulerService(connection: connection, server: server, logger: logger)
+    }
+
+    /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.
+    public static var dataDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data).appendingPathComponent("chime")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/chime")
     }
 
     /// Runs until SIGTERM, SIGINT or the end of the session; returns the exit status.
     public func run() -> Int32 {
+        // The schedule is private: the data directory 0700, its files 0600.
+        umask(0o077)
         do {
             connection.attach(to: loop)
             connection.onDisconnect = { [unowned self] in
@@ -41,17 +54,35 @@ public final class Daemon {
                     self.loop.stop()
                 }
             }
-            // Export before claiming the name, so the first call after activation finds the object.
-            registration = try connection.export([service.interface], at: SchedulerService.path)
-            try server.start()
+            // Calls wait in libdbus's queue until the loop runs, so the name can be
+            // claimed first and the store opened before anything is answered.
             switch try connection.requestName(SchedulerService.busName) {
             case .owned:
-                logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName).")
+                break
             case .taken:
                 // Autostart, the user unit and activation may race; the first one wins.
                 logger.notice("Another chimed already owns \(SchedulerService.busName); exiting.")
                 return 0
             }
+            let store: Store
+            do {
+                store = try Store(directory: Self.dataDirectory)
+            } catch {
+                logger.critical("\(error)")
+                return 1
+            }
+            if let aside = store.movedAside {
+                logger.error("The store could not be read; it was moved to \(aside.path) and a new one started.")
+            }
+            let scheduler = Scheduler(store: store, server: server, logger: logger)
+            let commits = CommitQueue(store: store, loop: loop)
+            let service = SchedulerService(connection: connection, server: server, store: store, scheduler: scheduler,
+                                           commits: commits, logger: logger)
+            self.service = service
+            registration = try connection.export([service.interface], at: SchedulerService.path)
+            try server.start()
+            try scheduler.start(loop: loop)
+            logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
             try loop.run()
         } catch {
             logger.critical("\(error)")

@@ -1,66 +1,181 @@
 import ChimeCore
 import DBus
+import Foundation
+import GRDB
 import Logging
 
 /// `io.github.chime.Scheduler1`: the daemon's API on the bus.
 ///
-/// ``interface`` is the one table of methods, signals and properties; the introspection
-/// document and `dbus/io.github.chime.Scheduler1.xml` come from it (a test keeps the
-/// file equal to what the daemon answers).
+/// ``interface`` is the one table of methods, signals and properties; a test keeps
+/// `dbus/io.github.chime.Scheduler1.xml` equal to the introspection it yields.
 final class SchedulerService {
     static let busName = try! BusName("io.github.chime.Chime")
     static let path = try! ObjectPath("/io/github/chime/Chime")
     static let interfaceName = try! InterfaceName("io.github.chime.Scheduler1")
+    static let notFoundName = "io.github.chime.Error.NotFound"
 
     private let connection: Connection
     private let server: NotificationServer
+    private let store: Store
+    private let scheduler: Scheduler
+    private let commits: CommitQueue
     private let logger: Logger
+    private let now: () -> Date
     /// Alerts on screen (or waiting for a server), by Chime id: their userInfo goes out
     /// with every action.
     private var presented: [String: Alert] = [:]
 
-    init(connection: Connection, server: NotificationServer, logger: Logger) {
+    init(connection: Connection, server: NotificationServer, store: Store, scheduler: Scheduler, commits: CommitQueue,
+         logger: Logger, now: @escaping () -> Date = Date.init) {
         self.connection = connection
         self.server = server
+        self.store = store
+        self.scheduler = scheduler
+        self.commits = commits
         self.logger = logger
+        self.now = now
         server.onAction = { [unowned self] id, key in self.actionInvoked(id: id, key: key) }
         server.onClosed = { [unowned self] id, reason in self.closed(id: id, reason: reason) }
+        scheduler.onFired = { [unowned self] notification, lateBy, shown in
+            guard shown else { return }
+            self.presented[notification.id] = notification.alert
+            var entries = NotificationEncoding.entries(notification, zone: TimeZone.current)
+            entries.append(("lateBy", .double(lateBy)))
+            self.emit("Fired", [.string(notification.id), .variantDictionary(entries)])
+        }
     }
 
-    /// The interface table.
+    // MARK: - The table
+
     var interface: Interface {
         Interface(
             Self.interfaceName,
             methods: [
-                Method(
-                    try! MemberName("PresentNow"),
-                    inputs: [Argument("notification", "a{sv}")], outputs: [Argument("id", "s")]
-                ) { [unowned self] call throws(DBusError) in
-                    guard let entries = call.arguments[0].stringKeyedEntries else { throw .invalidArgs("Expected a{sv}.") }
-                    return [.string(self.present(try AlertDecoding.decode(typed: entries)))]
+                Method(name("PresentNow"), inputs: [Argument("notification", "a{sv}")], outputs: [Argument("id", "s")]) {
+                    [unowned self] call throws(DBusError) in
+                    [.string(self.present(try AlertDecoding.decode(typed: try Self.entries(call.arguments[0]))))]
                 },
-                Method(
-                    try! MemberName("PresentNowSimple"),
-                    inputs: [Argument("title", "s"), Argument("body", "s"), Argument("options", "a{ss}")],
-                    outputs: [Argument("id", "s")]
-                ) { [unowned self] call throws(DBusError) in
-                    guard let title = call.arguments[0].stringValue, let body = call.arguments[1].stringValue,
-                          let entries = call.arguments[2].stringKeyedEntries else { throw .invalidArgs("Expected (ssa{ss}).") }
-                    let options = entries.compactMap { entry in entry.value.stringValue.map { (key: entry.key, value: $0) } }
-                    return [.string(self.present(try AlertDecoding.decode(title: title, body: body, options: options)))]
+                Method(name("PresentNowSimple"),
+                       inputs: [Argument("title", "s"), Argument("body", "s"), Argument("options", "a{ss}")],
+                       outputs: [Argument("id", "s")]) { [unowned self] call throws(DBusError) in
+                    let alert = try AlertDecoding.decode(title: Self.string(call.arguments[0]), body: Self.string(call.arguments[1]),
+                                                         options: try Self.stringEntries(call.arguments[2]))
+                    return [.string(self.present(alert))]
+                },
+                Method(name("Schedule"), inputs: [Argument("notification", "a{sv}")], outputs: [Argument("id", "s")],
+                       handler: .deferred { [unowned self] call, responder throws(DBusError) in
+                    var fields = ScheduleFields()
+                    let alert = try AlertDecoding.decode(typed: try Self.entries(call.arguments[0])) { key, value throws(FieldError) in
+                        try fields.set(key, typed: value)
+                    }
+                    try self.schedule(alert, fields, responder)
+                }),
+                Method(name("ScheduleSimple"),
+                       inputs: [Argument("when", "s"), Argument("title", "s"), Argument("body", "s"), Argument("options", "a{ss}")],
+                       outputs: [Argument("id", "s")], handler: .deferred { [unowned self] call, responder throws(DBusError) in
+                    var fields = ScheduleFields()
+                    fields.when = Self.string(call.arguments[0])
+                    let alert = try AlertDecoding.decode(
+                        title: Self.string(call.arguments[1]), body: Self.string(call.arguments[2]),
+                        options: try Self.stringEntries(call.arguments[3])
+                    ) { key, text throws(FieldError) in
+                        guard key != "when" else { throw FieldError(key, "is given as an argument of its own, not as an option.") }
+                        return try fields.set(key, text: text)
+                    }
+                    try self.schedule(alert, fields, responder)
+                }),
+                Method(name("Cancel"), inputs: [Argument("id", "s")], handler: .deferred { [unowned self] call, responder in
+                    let id = Self.string(call.arguments[0])
+                    self.cancel(responder) { db in
+                        let deleted = try self.store.delete(ids: [id], in: db)
+                        guard !deleted.isEmpty else { throw Self.notFound(id) }
+                        return deleted
+                    } reply: { _ in [] }
+                }),
+                Method(name("CancelAll"), outputs: [Argument("count", "u")], handler: .deferred { [unowned self] _, responder in
+                    self.cancel(responder) { db in
+                        try self.store.delete(ids: try self.store.scheduledIDs(in: db), in: db)
+                    } reply: { [.uint32(UInt32($0.count))] }
+                }),
+                Method(name("CancelMatching"), inputs: [Argument("key", "s"), Argument("value", "s")], outputs: [Argument("count", "u")],
+                       handler: .deferred { [unowned self] call, responder in
+                    let key = Self.string(call.arguments[0]), value = Self.string(call.arguments[1])
+                    self.cancel(responder) { db in
+                        try self.store.delete(ids: try self.store.ids(matchingKey: key, value: value, in: db), in: db)
+                    } reply: { [.uint32(UInt32($0.count))] }
+                }),
+                Method(name("Get"), inputs: [Argument("id", "s")], outputs: [Argument("notification", "a{sv}")]) {
+                    [unowned self] call throws(DBusError) in
+                    let id = Self.string(call.arguments[0])
+                    guard let notification = try self.read({ () throws(StoreError) in try self.store.notification(id: id) }) else {
+                        throw Self.notFound(id)
+                    }
+                    return [.variantDictionary(NotificationEncoding.entries(notification, zone: TimeZone.current))]
+                },
+                Method(name("List"), outputs: [Argument("notifications", "aa{sv}")]) { [unowned self] _ throws(DBusError) in
+                    [.array(element: "a{sv}", try self.list().map { .variantDictionary($0) })]
+                },
+                Method(name("ListJSON"), outputs: [Argument("json", "s")]) { [unowned self] _ throws(DBusError) in
+                    [.string(NotificationEncoding.json(try self.list()))]
+                },
+                Method(name("NextFireTimes"),
+                       inputs: [Argument("when", "s"), Argument("options", "a{ss}"), Argument("count", "u")],
+                       outputs: [Argument("times", "as")]) { [unowned self] call throws(DBusError) in
+                    var fields = ScheduleFields()
+                    fields.when = Self.string(call.arguments[0])
+                    let zone = TimeZone.current
+                    let instant = self.now()
+                    let options = try Self.stringEntries(call.arguments[1])
+                    do throws(FieldError) {
+                        for (key, text) in options {
+                            guard key != "when", try fields.set(key, text: text) else {
+                                throw FieldError(key, "is not a schedule field; use \(ScheduleFields.keys.dropFirst().joined(separator: ", ")).")
+                            }
+                        }
+                        guard case .uint32(let count) = call.arguments[2], (1...1000).contains(count) else {
+                            throw FieldError("count", "must be between 1 and 1000.")
+                        }
+                        let rule = try fields.rule(now: instant, systemZone: zone)
+                        let times = rule.upcoming(from: instant, count: Int(count), systemZone: zone)
+                        return [.stringArray(times.map { NotificationEncoding.isoText($0, zone: zone) })]
+                    } catch {
+                        throw .invalidArgs(error.description)
+                    }
                 },
             ],
             signals: [
-                SignalDescription(
-                    try! MemberName("ActionInvoked"),
-                    arguments: [Argument("id", "s"), Argument("action", "s"), Argument("userInfo", "a{sv}")]
-                ),
-                SignalDescription(try! MemberName("Closed"), arguments: [Argument("id", "s"), Argument("reason", "u")]),
+                SignalDescription(name("Fired"), arguments: [Argument("id", "s"), Argument("notification", "a{sv}")]),
+                SignalDescription(name("ActionInvoked"),
+                                  arguments: [Argument("id", "s"), Argument("action", "s"), Argument("userInfo", "a{sv}")]),
+                SignalDescription(name("Closed"), arguments: [Argument("id", "s"), Argument("reason", "u")]),
             ],
             properties: [
                 Property("Version", "s") { .string(chimeVersion) },
             ]
         )
+    }
+
+    private func name(_ text: String) -> MemberName {
+        // The table's names are literals checked by the introspection test.
+        MemberName(rawValue: text)!
+    }
+
+    // MARK: - Arguments (types already checked against the table)
+
+    private static func string(_ value: Value) -> String { value.stringValue ?? "" }
+
+    private static func entries(_ value: Value) throws(DBusError) -> [(key: String, value: Value)] {
+        guard let entries = value.stringKeyedEntries else { throw .invalidArgs("Expected a{sv}.") }
+        return entries
+    }
+
+    private static func stringEntries(_ value: Value) throws(DBusError) -> [(key: String, value: String)] {
+        guard let entries = value.stringKeyedEntries else { throw .invalidArgs("Expected a{ss}.") }
+        return entries.compactMap { entry in entry.value.stringValue.map { (key: entry.key, value: $0) } }
+    }
+
+    static func notFound(_ id: String) -> DBusError {
+        DBusError(name: notFoundName, message: "No notification has the id '\(id)'.")
     }
 
     // MARK: - Methods
@@ -74,15 +189,64 @@ final class SchedulerService {
         return id
     }
 
+    private func schedule(_ alert: Alert, _ fields: ScheduleFields, _ responder: Responder) throws(DBusError) {
+        let instant = now()
+        let zone = TimeZone.current
+        let rule: FireRule
+        do { rule = try fields.rule(now: instant, systemZone: zone) } catch { throw .invalidArgs(error.description) }
+        var notification = ScheduledNotification(
+            id: NotificationID.random(), alert: alert, rule: rule, lateLimit: fields.lateLimit, created: instant,
+            nextIndex: 0, nextFire: rule.occurrence(0, systemZone: zone)
+        )
+        commits.stage({ db in
+            while try !self.store.insert(notification, in: db) { notification.id = NotificationID.random() }
+        }, done: { [unowned self] result in
+            switch result {
+            case .success:
+                self.logger.info("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(alert.title)")
+                self.scheduler.add(notification)
+                responder.reply([.string(notification.id)])
+            case .failure(let error):
+                responder.fail(.failed("Not scheduled: \(error)"))
+            }
+        })
+    }
+
+    /// Deletes what `select` picks inside one transaction, then answers with `reply`.
+    private func cancel(_ responder: Responder, select: @escaping (Database) throws -> [String],
+                        reply: @escaping ([String]) -> [Value]) {
+        var deleted: [String] = []
+        var refusal: DBusError?
+        commits.stage({ db in
+            do { deleted = try select(db) } catch let error as DBusError { refusal = error }
+        }, done: { [unowned self] result in
+            if let refusal { return responder.fail(refusal) }
+            switch result {
+            case .success:
+                self.scheduler.remove(ids: deleted)
+                for id in deleted { self.presented[id] = nil }
+                if !deleted.isEmpty { self.logger.info("Cancelled \(deleted.count).") }
+                responder.reply(reply(deleted))
+            case .failure(let error):
+                responder.fail(.failed("Nothing cancelled: \(error)"))
+            }
+        })
+    }
+
+    private func list() throws(DBusError) -> [[(String, Value)]] {
+        let zone = TimeZone.current
+        return try read { () throws(StoreError) in try store.scheduled() }.map { NotificationEncoding.entries($0, zone: zone) }
+    }
+
+    private func read<T>(_ body: () throws(StoreError) -> T) throws(DBusError) -> T {
+        do { return try body() } catch { throw .failed("The store could not be read: \(error)") }
+    }
+
     // MARK: - Signals
 
     private func actionInvoked(id: String, key: String) {
-        let userInfo = presented[id]?.userInfo ?? [:]
         logger.info("Action '\(key)' on \(id).")
-        emit("ActionInvoked", [
-            .string(id), .string(key),
-            .variantDictionary(userInfo.sorted { $0.key < $1.key }.map { ($0.key, $0.value.dbusValue) }),
-        ])
+        emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(presented[id]?.userInfo ?? [:])])
     }
 
     private func closed(id: String, reason: UInt32) {
@@ -92,7 +256,7 @@ final class SchedulerService {
 
     private func emit(_ member: String, _ arguments: [Value]) {
         do {
-            try connection.emit(path: Self.path, interface: Self.interfaceName, member: try MemberName(member), arguments: arguments)
+            try connection.emit(path: Self.path, interface: Self.interfaceName, member: name(member), arguments: arguments)
         } catch {
             logger.error("Cannot emit \(member): \(error)")
         }

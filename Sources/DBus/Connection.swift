@@ -224,7 +224,9 @@ public final class Connection {
         guard let pathString = message.path, let path = ObjectPath(rawValue: pathString) else { return false }
         let result: Result<[Value], DBusError>
         if let object = objects[path] {
-            result = ObjectDispatcher(interfaces: object.interfaces, children: childNodes(of: path)).dispatch(message)
+            let dispatcher = ObjectDispatcher(interfaces: object.interfaces, children: childNodes(of: path), connection: self)
+            guard let answer = dispatcher.dispatch(message) else { return true }
+            result = answer
         } else {
             let children = childNodes(of: path)
             guard !children.isEmpty, message.interface ?? Introspection.interfaceName == Introspection.interfaceName,

@@ -20,15 +20,27 @@ public struct MethodCall {
 
 /// One method: its name, argument types and handler.
 public struct Method {
+    /// How a method answers.
+    public enum Handler {
+        /// Returns the reply values at once, or throws the error to reply with.
+        case immediate((MethodCall) throws(DBusError) -> [Value])
+        /// Answers later through the ``Responder`` (after a commit, say); throwing answers at once.
+        case deferred((MethodCall, Responder) throws(DBusError) -> Void)
+    }
+
     public let name: MemberName
     public let inputs: [Argument]
     public let outputs: [Argument]
-    public let handler: (MethodCall) throws(DBusError) -> [Value]
+    public let handler: Handler
 
     public init(
         _ name: MemberName, inputs: [Argument] = [], outputs: [Argument] = [],
         handler: @escaping (MethodCall) throws(DBusError) -> [Value]
     ) {
+        self.init(name, inputs: inputs, outputs: outputs, handler: .immediate(handler))
+    }
+
+    public init(_ name: MemberName, inputs: [Argument] = [], outputs: [Argument] = [], handler: Handler) {
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
@@ -36,6 +48,52 @@ public struct Method {
     }
 
     var inputSignature: String { inputs.map(\.signature.rawValue).joined() }
+    var outputSignature: String { outputs.map(\.signature.rawValue).joined() }
+}
+
+/// Sends the one answer to a method call whose handler replies later.
+///
+/// Dropping a responder without answering replies with an error, so a caller never
+/// waits for a reply that cannot come.
+public final class Responder {
+    private weak var connection: Connection?
+    private let message: Message
+    private let member: String
+    private let outputSignature: String
+    private var answered = false
+
+    init(connection: Connection, message: Message, member: String, outputSignature: String) {
+        self.connection = connection
+        self.message = message
+        self.member = member
+        self.outputSignature = outputSignature
+    }
+
+    /// Replies with `values`, which must match the method's declared outputs.
+    public func reply(_ values: [Value]) {
+        let produced = values.map(\.signature.rawValue).joined()
+        guard produced == outputSignature else {
+            fail(.failed("Internal error: \(member) produced (\(produced)) instead of (\(outputSignature))."))
+            return
+        }
+        send((try? message.makeReply(values)) ?? message.makeErrorReply(.failed("Cannot build the reply to \(member).")))
+    }
+
+    /// Replies with `error`.
+    public func fail(_ error: DBusError) {
+        send(message.makeErrorReply(error))
+    }
+
+    private func send(_ reply: Message?) {
+        guard !answered else { return }
+        answered = true
+        guard !message.noReplyExpected, let connection, let reply else { return }
+        try? connection.send(reply)
+    }
+
+    deinit {
+        if !answered { fail(.failed("\(member) was dropped without an answer.")) }
+    }
 }
 
 /// One signal an interface emits.
@@ -186,8 +244,10 @@ extension String {
 struct ObjectDispatcher {
     let interfaces: [Interface]
     let children: [String]
+    weak var connection: Connection?
 
-    func dispatch(_ message: Message) -> Result<[Value], DBusError> {
+    /// The reply to send now, or nil when a deferred handler will answer.
+    func dispatch(_ message: Message) -> Result<[Value], DBusError>? {
         let member = message.member ?? ""
         let interfaceName = message.interface
         do throws(DBusError) {
@@ -213,11 +273,20 @@ struct ObjectDispatcher {
                 throw .invalidArgs("\(member) takes arguments of type (\(method.inputSignature)), not (\(signature)).")
             }
             let call = MethodCall(arguments: try message.arguments(), sender: message.sender ?? "", message: message)
-            let outputs = try method.handler(call)
+            let outputs: [Value]
+            switch method.handler {
+            case .immediate(let handler):
+                outputs = try handler(call)
+            case .deferred(let handler):
+                guard let connection else { throw .disconnected("Not connected.") }
+                let responder = Responder(connection: connection, message: message, member: member,
+                                          outputSignature: method.outputSignature)
+                do { try handler(call, responder) } catch { responder.fail(error) }
+                return nil
+            }
             let produced = outputs.map(\.signature.rawValue).joined()
-            let declared = method.outputs.map(\.signature.rawValue).joined()
-            guard produced == declared else {
-                throw .failed("Internal error: \(member) produced (\(produced)) instead of (\(declared)).")
+            guard produced == method.outputSignature else {
+                throw .failed("Internal error: \(member) produced (\(produced)) instead of (\(method.outputSignature)).")
             }
             return .success(outputs)
         } catch {

@@ -10,11 +10,11 @@ struct Chime: ParsableCommand {
 
             EXIT STATUS
               0   success
-              1   chimed refused or failed the request
+              1   chimed refused or failed the request (an id that does not exist, say)
               64  usage error: unknown option, malformed or invalid value
               69  unavailable: no session bus, or chimed could not be reached
             """,
-        version: "0.1.0",
-        subcommands: [Notify.self]
+        version: "0.2.0",
+        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self]
     )
 }

@@ -12,6 +12,16 @@ struct SchedulerClient {
         SchedulerClient(connection: try Connection.session())
     }
 
+    /// Connects, or ends the command with a message and exit status 69.
+    static func connectOrFail() throws -> SchedulerClient {
+        do { return try connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
+    }
+
+    /// Calls `member`, or ends the command with the error's message and exit status.
+    func callOrFail(_ member: String, _ arguments: [Value]) throws -> [Value] {
+        do { return try call(member, arguments) } catch { throw fail(error) }
+    }
+
     /// Calls `member` on chimed (starting it through activation if needed).
     func call(_ member: String, _ arguments: [Value]) throws(DBusError) -> [Value] {
         let message = try Message.methodCall(

@@ -42,3 +42,11 @@ struct DaemonTests {
         #expect(result.stderr == "chimed: unknown argument '--frobnicate'; see chimed --help.\n")
     }
 }
+
+@Test func clientAndDaemonReportOneVersion() throws {
+    let session = try TestSession(capabilities: nil)
+    let client = try session.run(["chime", "--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let daemon = try session.run(["chimed", "--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(!client.isEmpty)
+    #expect(daemon == "chimed " + client)
+}

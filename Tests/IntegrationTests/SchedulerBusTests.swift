@@ -143,7 +143,8 @@ struct SchedulerBusTests {
         let session = try TestSession()
         let version = try session.run(["gdbus", "call"] + Self.target + ["--method", "org.freedesktop.DBus.Properties.Get",
                                                                           "io.github.chime.Scheduler1", "Version"])
-        #expect(version.stdout.contains("<'0.1.0'>"), "\(version)")
+        let daemonVersion = try session.run(["chimed", "--version"]).stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(version.stdout.contains("<'\(daemonVersion ?? "?")'>"), "\(version)")
         let ping = try session.run(["gdbus", "call"] + Self.target + ["--method", "org.freedesktop.DBus.Peer.Ping"])
         #expect(ping.status == 0, "\(ping)")
     }

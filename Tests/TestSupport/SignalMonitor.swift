@@ -4,8 +4,13 @@ import Foundation
 public final class SignalMonitor {
     private let process: Spawned
 
-    /// Starts watching; chimed must already be running (gdbus follows its unique name).
-    public init(session: TestSession) throws {
+    /// Starts watching; chimed must already be running (gdbus follows its unique name),
+    /// or `startDaemon` starts it first.
+    public init(session: TestSession, startDaemon: Bool = false) throws {
+        if startDaemon {
+            _ = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                 "/io/github/chime/Chime", "--method", "org.freedesktop.DBus.Peer.Ping"])
+        }
         process = try session.spawn(["gdbus", "monitor", "--session", "--dest", "io.github.chime.Chime"])
         guard process.stdout.wait(timeout: 60, until: { $0.contains("is owned by") }) else {
             throw TestFailure.failed("gdbus monitor did not start: \(process.stdout.text) \(process.stderr.text)")

@@ -12,9 +12,14 @@ public final class TestSession {
     private let bus: Spawned
     public private(set) var mock: Spawned?
 
+    /// The system time zone chimed sees (through `TZ`).
+    public let timeZone: String
+
     /// Starts the bus and, unless `capabilities` is nil, python-dbusmock's notification
-    /// daemon with those capabilities.
-    public init(capabilities: String? = "body actions sound") throws {
+    /// daemon with those capabilities. Services the bus starts (chimed) inherit its
+    /// environment: this session's own data directory and `timeZone`.
+    public init(capabilities: String? = "body actions sound", timeZone: String = "Europe/Berlin") throws {
+        self.timeZone = timeZone
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
         let services = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -30,8 +35,13 @@ public final class TestSession {
             .replacingOccurrences(of: "@SOCKETDIR@", with: directory.path)
             .write(to: config, atomically: true, encoding: .utf8)
 
+        var busEnvironment = ProcessInfo.processInfo.environment
+        busEnvironment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
+        busEnvironment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        busEnvironment["TZ"] = timeZone
+        busEnvironment["CHIME_LOG_LEVEL"] = "debug"
         bus = try Spawned(["dbus-daemon", "--config-file=\(config.path)", "--nofork", "--print-address=1"],
-                          environment: ProcessInfo.processInfo.environment)
+                          environment: busEnvironment)
         guard bus.stdout.wait(timeout: 30, until: { $0.contains("\n") }) else {
             throw TestFailure.failed("dbus-daemon did not start: \(bus.stderr.text)")
         }
@@ -46,6 +56,12 @@ public final class TestSession {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The data directory chimed uses on this bus.
+    public var dataDirectory: URL { directory.appendingPathComponent("data/chime") }
+
+    /// What chimed has logged (it inherits the bus's standard error).
+    public var daemonLog: String { bus.stderr.text }
+
     /// Stops the bus itself, as when the session ends.
     public func stopBus() {
         bus.stop()
@@ -58,6 +74,7 @@ public final class TestSession {
         env["CHIME_LOG_LEVEL"] = "debug"
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        env["TZ"] = timeZone
         return env
     }
 
@@ -124,6 +141,15 @@ public final class TestSession {
                               "--method", "org.freedesktop.DBus.Mock.EmitSignal",
                               "org.freedesktop.Notifications", name, signature, arguments])
         guard result.status == 0 else { throw TestFailure.failed("EmitSignal failed: \(result)") }
+    }
+
+    /// The pid of the running chimed.
+    public func daemonPID() throws -> pid_t {
+        let text = try pid(of: "io.github.chime.Chime")
+        guard let start = text.range(of: "uint32 "), let pid = pid_t(text[start.upperBound...].prefix { $0.isNumber }) else {
+            throw TestFailure.failed("no pid in \(text)")
+        }
+        return pid
     }
 
     /// The pid of the process owning `name`.

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A notification in the schedule: what it shows, when it fires, and what has happened.
+public struct ScheduledNotification: Equatable, Sendable {
+    /// Whether it will fire again.
+    public enum State: String, Sendable, Codable {
+        /// It has an occurrence to come.
+        case scheduled
+        /// A one-shot that fired (or was dropped), or a series that ended; kept for history.
+        case done
+    }
+
+    public var id: String
+    public var alert: Alert
+    public var rule: FireRule
+    /// How late it may still be shown; nil shows it however late.
+    public var lateLimit: TimeInterval?
+    public var created: Date
+    /// The index of the next occurrence to fire (0 = the first).
+    public var nextIndex: Int
+    /// When that occurrence is due; nil once done.
+    public var nextFire: Date?
+    public var lastFired: Date?
+    public var fireCount: Int
+    public var state: State
+
+    public init(id: String, alert: Alert, rule: FireRule, lateLimit: TimeInterval?, created: Date, nextIndex: Int, nextFire: Date?) {
+        self.id = id
+        self.alert = alert
+        self.rule = rule
+        self.lateLimit = lateLimit
+        self.created = created
+        self.nextIndex = nextIndex
+        self.nextFire = nextFire
+        self.lastFired = nil
+        self.fireCount = 0
+        self.state = nextFire == nil ? .done : .scheduled
+    }
+}

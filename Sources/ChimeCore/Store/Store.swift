@@ -1,0 +1,311 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The durable schedule: one SQLite database in `$XDG_DATA_HOME/chime/`.
+///
+/// Every change is one transaction, committed before the caller is answered. The
+/// directory is 0700 and the files 0600 (the daemon's umask is 077). One daemon per
+/// directory: an exclusive `flock` on `lock` is held for the store's lifetime.
+public final class Store {
+    /// Where the store lives.
+    public let directory: URL
+    public var databaseURL: URL { directory.appendingPathComponent("chime.sqlite") }
+    /// Where an unreadable database was moved on opening, if it was.
+    public private(set) var movedAside: URL?
+
+    private let database: DatabaseQueue
+    private let lockDescriptor: Int32
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    /// Opens (creating when needed) the store in `directory`.
+    public init(directory: URL) throws(StoreError) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .cannotCreate(directory.path, "\(error.localizedDescription)")
+        }
+        lockDescriptor = open(directory.appendingPathComponent("lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockDescriptor >= 0 else { throw .cannotCreate(directory.path, String(cString: strerror(errno))) }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw .inUse(directory.path)
+        }
+        let url = directory.appendingPathComponent("chime.sqlite")
+        do {
+            database = try Self.openDatabase(url)
+        } catch {
+            // Kept, never deleted: the user may want to recover from it.
+            let aside = directory.appendingPathComponent("chime.sqlite.unreadable-\(Int(Date().timeIntervalSince1970))")
+            do {
+                try FileManager.default.moveItem(at: url, to: aside)
+                for suffix in ["-wal", "-shm"] {
+                    let sidecar = URL(fileURLWithPath: url.path + suffix)
+                    if FileManager.default.fileExists(atPath: sidecar.path) {
+                        try FileManager.default.moveItem(at: sidecar, to: URL(fileURLWithPath: aside.path + suffix))
+                    }
+                }
+                movedAside = aside
+                database = try Self.openDatabase(url)
+            } catch {
+                close(lockDescriptor)
+                throw .cannotOpen(url.path, "\(error)")
+            }
+        }
+    }
+
+    deinit {
+        close(lockDescriptor)
+    }
+
+    private static func openDatabase(_ url: URL) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // WAL with FULL sync: a commit is on disk when it returns, and costs one fsync.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        try queue.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            // A damaged file fails here rather than at the first reminder.
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+        }
+        try migrator.migrate(queue)
+        return queue
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE notification (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    created REAL NOT NULL,
+                    triggerKind TEXT NOT NULL,
+                    triggerInstant REAL,
+                    triggerLocal TEXT,
+                    triggerZone TEXT,
+                    repeatUnit TEXT,
+                    repeatCount INTEGER,
+                    calendar TEXT NOT NULL,
+                    lateLimit REAL,
+                    alert BLOB NOT NULL,
+                    nextIndex INTEGER NOT NULL,
+                    nextFire REAL,
+                    lastFired REAL,
+                    fireCount INTEGER NOT NULL DEFAULT 0,
+                    state TEXT NOT NULL
+                );
+                CREATE INDEX notification_nextFire ON notification(nextFire) WHERE nextFire IS NOT NULL;
+                CREATE TABLE userInfo (
+                    notificationId TEXT NOT NULL REFERENCES notification(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (notificationId, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX userInfo_keyValue ON userInfo(key, value);
+                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in one transaction; it is on disk when this returns.
+    public func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try database.write(body) } catch { throw .failed("\(error)") }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try database.read(body) } catch { throw .failed("\(error)") }
+    }
+
+    // MARK: - Changes (inside write)
+
+    /// Adds `notification`; false when its id is taken.
+    public func insert(_ notification: ScheduledNotification, in db: Database) throws -> Bool {
+        guard try Int.fetchOne(db, sql: "SELECT 1 FROM notification WHERE id = ?", arguments: [notification.id]) == nil else {
+            return false
+        }
+        let trigger = TriggerColumns(notification.rule.trigger)
+        try db.execute(sql: """
+            INSERT INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
+                repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
+                trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
+                notification.rule.calendar, notification.lateLimit, try encoder.encode(notification.alert),
+                notification.nextIndex, notification.nextFire?.timeIntervalSince1970,
+                notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
+            ])
+        for (key, value) in notification.alert.userInfo {
+            try db.execute(sql: "INSERT INTO userInfo (notificationId, key, value) VALUES (?, ?, ?)",
+                           arguments: [notification.id, key, value.text])
+        }
+        return true
+    }
+
+    /// Records a firing (or a drop): the next occurrence, or done.
+    public func recordFiring(id: String, at instant: Date?, nextIndex: Int, nextFire: Date?, in db: Database) throws {
+        try db.execute(sql: """
+            UPDATE notification SET lastFired = coalesce(?, lastFired), fireCount = fireCount + ?, nextIndex = ?,
+                nextFire = ?, state = ? WHERE id = ?
+            """, arguments: [instant?.timeIntervalSince1970, instant == nil ? 0 : 1, nextIndex,
+                             nextFire?.timeIntervalSince1970, (nextFire == nil ? ScheduledNotification.State.done : .scheduled).rawValue, id])
+    }
+
+    /// Moves the next occurrence (a time-zone change moved a floating one).
+    public func reschedule(id: String, nextIndex: Int, nextFire: Date?, in db: Database) throws {
+        try db.execute(sql: "UPDATE notification SET nextIndex = ?, nextFire = ? WHERE id = ?",
+                       arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
+    }
+
+    /// Deletes the given ids; returns those that existed.
+    public func delete(ids: [String], in db: Database) throws -> [String] {
+        var deleted: [String] = []
+        for id in ids {
+            try db.execute(sql: "DELETE FROM notification WHERE id = ?", arguments: [id])
+            if db.changesCount > 0 { deleted.append(id) }
+        }
+        return deleted
+    }
+
+    /// The ids of scheduled notifications whose userInfo has `key` equal to `value` (as text).
+    public func ids(matchingKey key: String, value: String, in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            SELECT u.notificationId FROM userInfo u JOIN notification n ON n.id = u.notificationId
+            WHERE u.key = ? AND u.value = ? AND n.state = 'scheduled'
+            """, arguments: [key, value])
+    }
+
+    /// The ids of every scheduled notification.
+    public func scheduledIDs(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT id FROM notification WHERE state = 'scheduled'")
+    }
+
+    public func setMeta(_ key: String, _ value: String, in db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+
+    // MARK: - Reading
+
+    public func meta(_ key: String) throws(StoreError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    /// One notification, scheduled or done.
+    public func notification(id: String) throws(StoreError) -> ScheduledNotification? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(decode) }
+    }
+
+    /// Several notifications by id, in no particular order.
+    public func notifications(ids: [String]) throws(StoreError) -> [ScheduledNotification] {
+        try read { db in
+            try ids.compactMap { id in try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(decode) }
+        }
+    }
+
+    /// Every scheduled notification, soonest first.
+    public func scheduled() throws(StoreError) -> [ScheduledNotification] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notification WHERE state = 'scheduled' ORDER BY nextFire, id").map(decode)
+        }
+    }
+
+    /// What the heap needs at start-up, without decoding alerts: id, due time, and
+    /// whether the due time depends on the system zone.
+    public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date, floating: Bool)] {
+        try read { db in
+            var result: [(id: String, nextFire: Date, floating: Bool)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, nextFire, triggerKind FROM notification WHERE nextFire IS NOT NULL")
+            while let row = try rows.next() {
+                result.append((row[0], Date(timeIntervalSince1970: row[1]), (row[2] as String) == "floating"))
+            }
+            return result
+        }
+    }
+
+    private func decode(_ row: Row) throws -> ScheduledNotification {
+        let trigger = try TriggerColumns(kind: row["triggerKind"], instant: row["triggerInstant"], local: row["triggerLocal"],
+                                         zone: row["triggerZone"]).trigger
+        let unit: String? = row["repeatUnit"]
+        let recurrence = try unit.map { text throws -> Recurrence in
+            guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
+            return try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
+        }
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: row["calendar"])
+        let alertData: Data = row["alert"]
+        var notification = ScheduledNotification(
+            id: row["id"], alert: try decoder.decode(Alert.self, from: alertData), rule: rule, lateLimit: row["lateLimit"],
+            created: Date(timeIntervalSince1970: row["created"]), nextIndex: row["nextIndex"],
+            nextFire: (row["nextFire"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        )
+        notification.lastFired = (row["lastFired"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        notification.fireCount = row["fireCount"]
+        notification.state = ScheduledNotification.State(rawValue: row["state"]) ?? .done
+        return notification
+    }
+}
+
+/// A trigger spread over the table's columns, so due times stay queryable.
+private struct TriggerColumns {
+    var kind: String
+    var instant: Double?
+    var local: String?
+    var zone: String?
+
+    init(_ trigger: Trigger) {
+        switch trigger {
+        case .absolute(let date): self.init(kind: "absolute", instant: date.timeIntervalSince1970)
+        case .floating(let local): self.init(kind: "floating", local: local.description)
+        case .zoned(let local, let zone): self.init(kind: "zoned", local: local.description, zone: zone)
+        }
+    }
+
+    init(kind: String, instant: Double? = nil, local: String? = nil, zone: String? = nil) {
+        self.kind = kind
+        self.instant = instant
+        self.local = local
+        self.zone = zone
+    }
+
+    var trigger: Trigger {
+        get throws {
+            switch kind {
+            case "absolute":
+                if let instant { return .absolute(Date(timeIntervalSince1970: instant)) }
+            case "floating":
+                if let local, let dateTime = LocalDateTime(iso: local) { return .floating(dateTime) }
+            case "zoned":
+                if let local, let dateTime = LocalDateTime(iso: local), let zone { return .zoned(dateTime, zone: zone) }
+            default:
+                break
+            }
+            throw StoreError.failed("A stored trigger of kind '\(kind)' is incomplete.")
+        }
+    }
+}
+
+/// Why the store could not do what was asked.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case cannotCreate(String, String)
+    case inUse(String)
+    case cannotOpen(String, String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .cannotCreate(let path, let reason): "Cannot create the data directory \(path): \(reason)"
+        case .inUse(let path): "Another chimed is already using \(path); only one may run per data directory."
+        case .cannotOpen(let path, let reason): "Cannot open the store \(path): \(reason)"
+        case .failed(let reason): "The store failed: \(reason)"
+        }
+    }
+}

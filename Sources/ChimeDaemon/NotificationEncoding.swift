@@ -1,0 +1,122 @@
+import ChimeCore
+import DBus
+import Foundation
+
+/// How a scheduled notification looks to bus callers: the `a{sv}` of `Get`, `List` and
+/// `Fired`, with the same keys `Schedule` takes, and its JSON form for scripts.
+enum NotificationEncoding {
+    static func entries(_ notification: ScheduledNotification, zone: TimeZone) -> [(String, Value)] {
+        let alert = notification.alert
+        var entries: [(String, Value)] = [
+            ("id", .string(notification.id)),
+            ("title", .string(alert.title)),
+            ("body", .string(alert.body)),
+            ("urgency", .byte(alert.urgency.rawValue)),
+            ("appName", .string(alert.appName)),
+            ("when", .string(whenText(notification.rule.trigger, zone: zone))),
+            ("calendar", .string(notification.rule.calendar)),
+            ("state", .string(notification.state.rawValue)),
+            ("fireCount", .uint32(UInt32(clamping: notification.fireCount))),
+            ("created", .int64(Int64(notification.created.timeIntervalSince1970))),
+        ]
+        if let recurrence = notification.rule.recurrence {
+            entries.append(("repeat", .string(recurrence.unit.rawValue)))
+            entries.append(("every", .uint32(UInt32(clamping: recurrence.count))))
+        }
+        if let next = notification.nextFire {
+            entries.append(("nextFire", .int64(Int64(next.timeIntervalSince1970.rounded(.down)))))
+            entries.append(("nextFireLocal", .string(isoText(next, zone: zone))))
+        }
+        if let last = notification.lastFired {
+            entries.append(("lastFired", .int64(Int64(last.timeIntervalSince1970.rounded(.down)))))
+        }
+        if let lateLimit = notification.lateLimit { entries.append(("lateLimit", .double(lateLimit))) }
+        if let badge = alert.badge { entries.append(("badge", .int32(Int32(clamping: badge)))) }
+        if let entry = alert.desktopEntry { entries.append(("desktopEntry", .string(entry))) }
+        if let image = alert.image { entries.append(("image", .string(image))) }
+        if let category = alert.category { entries.append(("category", .string(category))) }
+        if let label = alert.defaultAction { entries.append(("defaultAction", .string(label))) }
+        if let expires = alert.expires { entries.append(("expires", .int32(expires))) }
+        switch alert.sound {
+        case .serverDefault: break
+        case .none: entries.append(("sound", .string("none")))
+        case .themed(let name): entries.append(("sound", .string(name)))
+        case .file(let path): entries.append(("sound", .string(path)))
+        }
+        if !alert.actions.isEmpty {
+            entries.append(("actions", .array(element: "(ss)", alert.actions.map { .structure([.string($0.key), .string($0.label)]) })))
+        }
+        entries.append(("userInfo", userInfo(alert.userInfo)))
+        return entries
+    }
+
+    static func userInfo(_ info: [String: UserInfoValue]) -> Value {
+        .variantDictionary(info.sorted { $0.key < $1.key }.map { ($0.key, $0.value.dbusValue) })
+    }
+
+    /// The trigger as `WhenParser` reads it back: an instant with its offset, a bare
+    /// wall-clock time (floating), or a wall-clock time with `[Zone/Name]`.
+    static func whenText(_ trigger: Trigger, zone: TimeZone) -> String {
+        switch trigger {
+        case .absolute(let date): isoText(date, zone: zone)
+        case .floating(let local): local.description
+        case .zoned(let local, let name): "\(local)[\(name)]"
+        }
+    }
+
+    /// ISO 8601 with the zone's offset, to the second.
+    static func isoText(_ date: Date, zone: TimeZone) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = zone
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    // MARK: - JSON
+
+    /// A list of notifications as a JSON array of objects.
+    static func json(_ list: [[(String, Value)]]) -> String {
+        "[" + list.map { object($0) }.joined(separator: ",") + "]"
+    }
+
+    private static func object(_ entries: [(String, Value)]) -> String {
+        "{" + entries.map { quote($0.0) + ":" + json($0.1) }.joined(separator: ",") + "}"
+    }
+
+    private static func json(_ value: Value) -> String {
+        switch value.unwrapped {
+        case .string(let s): return quote(s)
+        case .bool(let b): return b ? "true" : "false"
+        case .double(let d): return d.isFinite ? String(d) : "null"
+        case .array(_, let elements):
+            return "[" + elements.map { element in
+                // An (action key, label) pair reads better as an object.
+                if let pair = element.structureFields, pair.count == 2, let key = pair[0].stringValue, let label = pair[1].stringValue {
+                    return object([("key", .string(key)), ("label", .string(label))])
+                }
+                return json(element)
+            }.joined(separator: ",") + "]"
+        case .dictionary(_, _, let entries):
+            return object(entries.map { (($0.key.stringValue ?? "\($0.key)"), $0.value) })
+        case let other:
+            if let integer = other.integerValue { return String(integer) }
+            return quote("\(other)")
+        }
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,101 @@
+import ChimeCore
+import DBus
+import Foundation
+
+/// The keys of `Schedule` that say when, beyond what an alert shows.
+///
+/// `when` takes any form `WhenParser` reads; `repeat` a calendar unit, `every` a count
+/// of them; `zone` pins wall-clock times to an IANA zone and `floating` (the default
+/// for wall-clock times) makes them follow the system's; `lateLimit` is seconds or a
+/// duration such as `10m`.
+struct ScheduleFields {
+    static let keys = ["when", "repeat", "every", "zone", "floating", "calendar", "lateLimit"]
+
+    var when: String?
+    var repeatUnit: String?
+    var every: Int?
+    var zone: String?
+    var floating = false
+    var calendar: String?
+    var lateLimit: TimeInterval?
+
+    /// Takes a typed value; false for keys that are not schedule fields.
+    mutating func set(_ key: String, typed value: Value) throws(FieldError) -> Bool {
+        switch key {
+        case "every", "lateLimit":
+            if let number = value.integerValue {
+                return try set(key, number: Double(number))
+            } else if case .double(let number) = value {
+                return try set(key, number: number)
+            } else if key == "lateLimit", let text = value.stringValue {
+                return try set(key, text: text)
+            }
+            throw FieldError(key, "must be a number, not type '\(value.signature)'.")
+        case "floating":
+            guard let flag = value.boolValue else { throw FieldError(key, "must be a boolean, not type '\(value.signature)'.") }
+            floating = flag
+            return true
+        case _ where Self.keys.contains(key):
+            guard let text = value.stringValue else { throw FieldError(key, "must be a string, not type '\(value.signature)'.") }
+            return try set(key, text: text)
+        default:
+            return false
+        }
+    }
+
+    /// Takes a value written as text; false for keys that are not schedule fields.
+    mutating func set(_ key: String, text: String) throws(FieldError) -> Bool {
+        switch key {
+        case "when": when = text
+        case "repeat": repeatUnit = text
+        case "zone": zone = text
+        case "calendar": calendar = text
+        case "floating":
+            switch text.lowercased() {
+            case "true", "1", "yes": floating = true
+            case "false", "0", "no": floating = false
+            default: throw FieldError(key, "'\(text)' is not true or false.")
+            }
+        case "every":
+            guard let count = Int(text) else { throw FieldError(key, "'\(text)' is not a whole number.") }
+            every = count
+        case "lateLimit":
+            if let seconds = Double(text) { return try set(key, number: seconds) }
+            lateLimit = try WhenParser.duration(text, field: key)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private mutating func set(_ key: String, number: Double) throws(FieldError) -> Bool {
+        if key == "every" {
+            guard let count = Int(exactly: number) else { throw FieldError(key, "must be a whole number, not \(number).") }
+            every = count
+        } else {
+            guard number > 0, number.isFinite else { throw FieldError(key, "must be more than 0 seconds, not \(number).") }
+            lateLimit = number
+        }
+        return true
+    }
+
+    /// The fire rule these fields describe, read at `now` in `systemZone`.
+    func rule(now: Date, systemZone: TimeZone) throws(FieldError) -> FireRule {
+        guard let when else { throw FieldError("when", "is required: say when to fire, e.g. 'in 20m' or 'tomorrow 9:00'.") }
+        if floating && zone != nil { throw FieldError("zone", "cannot be combined with floating.") }
+        let trigger = try WhenParser(now: now, systemZone: systemZone).trigger(when, zone: zone)
+        if floating, case .absolute = trigger {
+            throw FieldError("floating", "applies to wall-clock times; '\(when)' is an instant.")
+        }
+        var recurrence: Recurrence?
+        if let repeatUnit {
+            guard let unit = RepeatUnit(rawValue: repeatUnit.lowercased()) else {
+                throw FieldError("repeat", "'\(repeatUnit)' is not one of \(RepeatUnit.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            recurrence = try Recurrence(unit: unit, count: every ?? 1)
+        } else if every != nil {
+            throw FieldError("every", "needs repeat: every 30 of which unit?")
+        }
+        return try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+    }
+}

@@ -1,0 +1,248 @@
+import ChimeCore
+import EventLoop
+import Foundation
+import HeapModule
+import Logging
+
+/// Fires scheduled notifications on time without polling.
+///
+/// An in-memory heap holds every due time; one wall-clock timer is armed at the
+/// earliest. Nothing else wakes the daemon, however many are scheduled. The timer's
+/// clock-change event (clock set, resume from suspend) and a change of `/etc/localtime`
+/// make it look again; only the latter moves floating notifications.
+final class Scheduler {
+    /// More late notifications than this at one wake-up are shown as one summary.
+    static let coalescingThreshold = 3
+    /// Later than this, a notification says how late it is: it was missed (the machine
+    /// was off or asleep, or chimed was stopped), not merely fired a few milliseconds late.
+    static let lateThreshold: TimeInterval = 2
+
+    private struct Due: Comparable {
+        let date: Date
+        let id: String
+        static func < (a: Due, b: Due) -> Bool { (a.date, a.id) < (b.date, b.id) }
+    }
+
+    private let store: Store
+    private let server: NotificationServer
+    private let logger: Logger
+    private let now: () -> Date
+    private var timer: WallClockTimer?
+    private var zoneWatcher: FileWatcher?
+    /// Candidate due times; an entry is current only while `dueTimes` agrees with it.
+    private var heap = Heap<Due>()
+    private var dueTimes: [String: Date] = [:]
+    private var floating: Set<String> = []
+
+    /// A notification was delivered (or dropped, when `shown` is false).
+    var onFired: (ScheduledNotification, _ lateBy: TimeInterval, _ shown: Bool) -> Void = { _, _, _ in }
+
+    init(store: Store, server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init) {
+        self.store = store
+        self.server = server
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Loads the schedule, catches up on what was missed, and arms the timer.
+    func start(loop: EventLoop) throws {
+        timer = try WallClockTimer(loop: loop) { [unowned self] event in
+            if event == .clockChanged { self.logger.info("The clock changed; checking the schedule.") }
+            self.fireDue()
+        }
+        do {
+            zoneWatcher = try FileWatcher(loop: loop, directory: "/etc", names: ["localtime", "timezone"]) { [unowned self] _ in
+                self.systemZoneChanged()
+            }
+        } catch {
+            logger.warning("Cannot watch /etc/localtime (\(error)); time-zone changes apply after a restart.")
+        }
+        for entry in try store.dueTimes() {
+            dueTimes[entry.id] = entry.nextFire
+            heap.insert(Due(date: entry.nextFire, id: entry.id))
+            if entry.floating { floating.insert(entry.id) }
+        }
+        // Floating due times were computed in the zone of their time; redo them if it changed.
+        if try store.meta("zone") != TimeZone.current.identifier {
+            try recomputeFloating()
+        }
+        logger.info("\(dueTimes.count) scheduled.")
+        fireDue()
+    }
+
+    /// Puts a newly committed notification in the schedule.
+    func add(_ notification: ScheduledNotification) {
+        guard let date = notification.nextFire else { return }
+        dueTimes[notification.id] = date
+        heap.insert(Due(date: date, id: notification.id))
+        if case .floating = notification.rule.trigger { floating.insert(notification.id) }
+        if date <= (heap.min?.date ?? date) { arm() }
+    }
+
+    /// Forgets cancelled notifications (their heap entries go stale and are skipped).
+    func remove(ids: [String]) {
+        for id in ids {
+            dueTimes[id] = nil
+            floating.remove(id)
+        }
+    }
+
+    var count: Int { dueTimes.count }
+
+    // MARK: - Timer
+
+    private func arm() {
+        // Drop stale entries so the timer is never armed for a cancelled notification.
+        while let top = heap.min, dueTimes[top.id] != top.date { heap.removeMin() }
+        guard let next = heap.min else {
+            timer?.disarm()
+            return
+        }
+        let seconds = next.date.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        do {
+            try timer?.arm(at: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1_000_000_000)))
+        } catch {
+            logger.error("Cannot arm the timer: \(error)")
+        }
+    }
+
+    /// Fires everything due now, as one batch, then re-arms.
+    private func fireDue() {
+        let instant = now()
+        var due: [String] = []
+        while let top = heap.min, top.date <= instant {
+            heap.removeMin()
+            guard dueTimes[top.id] == top.date else { continue }
+            due.append(top.id)
+        }
+        if !due.isEmpty { fire(due, at: instant) }
+        arm()
+    }
+
+    private func fire(_ ids: [String], at instant: Date) {
+        let notifications: [ScheduledNotification]
+        do { notifications = try store.notifications(ids: ids) } catch {
+            logger.error("Cannot read due notifications: \(error)")
+            return
+        }
+        var shown: [(ScheduledNotification, TimeInterval)] = []
+        var dropped: [(ScheduledNotification, TimeInterval)] = []
+        var updates: [(id: String, index: Int, next: Date?)] = []
+        let zone = TimeZone.current
+        for notification in notifications.sorted(by: { ($0.nextFire ?? instant, $0.id) < ($1.nextFire ?? instant, $1.id) }) {
+            guard let dueDate = notification.nextFire else { continue }
+            let decision = MissedFire.decide(rule: notification.rule, due: dueDate, now: instant,
+                                             lateLimit: notification.lateLimit, systemZone: zone)
+            let next: Date?
+            switch decision {
+            case .wait:
+                continue
+            case .fire(let lateBy, let following):
+                shown.append((notification, lateBy))
+                next = following
+            case .drop(let lateBy, let following):
+                dropped.append((notification, lateBy))
+                logger.notice("Dropped \(notification.id): \(Int(lateBy)) s late, past its limit.")
+                next = following
+            }
+            let index = next.flatMap { notification.rule.firstOccurrence(onOrAfter: $0, systemZone: zone)?.index } ?? notification.nextIndex + 1
+            updates.append((notification.id, index, next))
+        }
+        do {
+            try store.write { db in
+                for update in updates {
+                    let fired = shown.contains { $0.0.id == update.id }
+                    try store.recordFiring(id: update.id, at: fired ? instant : nil, nextIndex: update.index, nextFire: update.next, in: db)
+                }
+            }
+        } catch {
+            logger.error("Cannot record firings: \(error)")
+        }
+        // What callers hear about (Fired) is the notification as it is now stored.
+        func updated(_ item: (ScheduledNotification, TimeInterval), fired: Bool) -> (ScheduledNotification, TimeInterval) {
+            var notification = item.0
+            guard let update = updates.first(where: { $0.id == notification.id }) else { return item }
+            if fired {
+                notification.lastFired = instant
+                notification.fireCount += 1
+            }
+            notification.nextIndex = update.index
+            notification.nextFire = update.next
+            notification.state = update.next == nil ? .done : .scheduled
+            return (notification, item.1)
+        }
+        shown = shown.map { updated($0, fired: true) }
+        dropped = dropped.map { updated($0, fired: false) }
+        for update in updates {
+            dueTimes[update.id] = update.next
+            if let next = update.next {
+                heap.insert(Due(date: next, id: update.id))
+            } else {
+                floating.remove(update.id)
+            }
+        }
+        present(shown)
+        for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
+        for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
+    }
+
+    /// Shows what fired; many late ones at once become one summary instead of a storm.
+    private func present(_ fired: [(ScheduledNotification, TimeInterval)]) {
+        let late = fired.filter { $0.1 > Self.lateThreshold }
+        let onTime = fired.filter { $0.1 <= Self.lateThreshold }
+        for (notification, _) in onTime { server.present(notification.alert, id: notification.id) }
+        if late.count > Self.coalescingThreshold {
+            var summary = Alert(title: "\(late.count) reminders while you were away")
+            summary.body = late.prefix(8).map { "• " + $0.0.alert.title }.joined(separator: "\n")
+                + (late.count > 8 ? "\n…and \(late.count - 8) more" : "")
+            summary.sound = late.map(\.0.alert.sound).first { $0 != .serverDefault } ?? .serverDefault
+            server.present(summary, id: "summary-" + NotificationID.random())
+            return
+        }
+        for (notification, lateBy) in late {
+            var alert = notification.alert
+            let note = "Due \(LateText.describe(lateBy)) ago."
+            alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note
+            alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))
+            server.present(alert, id: notification.id)
+        }
+    }
+
+    // MARK: - Time zone
+
+    private func systemZoneChanged() {
+        NSTimeZone.resetSystemTimeZone()
+        logger.info("The system time zone is now \(TimeZone.current.identifier).")
+        do { try recomputeFloating() } catch { logger.error("Cannot move floating notifications: \(error)") }
+        fireDue()
+    }
+
+    /// Moves every floating notification to its wall-clock time in the current zone.
+    private func recomputeFloating() throws {
+        let zone = TimeZone.current
+        let moved = try store.notifications(ids: Array(floating))
+        try store.write { db in
+            for notification in moved {
+                let date = notification.rule.occurrence(notification.nextIndex, systemZone: zone)
+                try store.reschedule(id: notification.id, nextIndex: notification.nextIndex, nextFire: date, in: db)
+                dueTimes[notification.id] = date
+                if let date { heap.insert(Due(date: date, id: notification.id)) }
+            }
+            try store.setMeta("zone", zone.identifier, in: db)
+        }
+    }
+}
+
+/// "5 min", "2 h 5 min", "3 days": how late, for people.
+enum LateText {
+    static func describe(_ seconds: TimeInterval) -> String {
+        let total = Int(seconds.rounded())
+        switch total {
+        case ..<60: return "\(total) s"
+        case ..<3600: return "\(total / 60) min"
+        case ..<86_400: return total % 3600 / 60 == 0 ? "\(total / 3600) h" : "\(total / 3600) h \(total % 3600 / 60) min"
+        default: return total / 86_400 == 1 ? "1 day" : "\(total / 86_400) days"
+        }
+    }
+}

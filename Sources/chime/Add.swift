@@ -1,0 +1,110 @@
+import ArgumentParser
+import DBus
+
+/// `chime add`: schedule a notification (UILocalNotification's scheduleLocalNotification).
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Schedule a notification; prints its id.",
+        discussion: """
+            TIME is 15:00, "tomorrow 9:00", "mon 8:30", "2026-12-24 18:00" or ISO 8601 \
+            (with an offset it is an instant; with [Zone/Name] it is zoned). Wall-clock times \
+            float: 9:00 stays 9:00 when the system moves to another time zone, unless --zone \
+            pins them. --in takes a duration (20m, 1h30m, 2d) and makes an instant.
+
+            Examples:
+              chime add "Stand up" --in 45m
+              chime add "Standup meeting" "Room 4" --at "mon 9:30" --repeat week
+              chime add "Water the plants" --at 8:00 --repeat day --every 3 --user-info plant=fern
+            """
+    )
+
+    @ArgumentParser.Argument(help: "The summary line.")
+    var title: String
+
+    @ArgumentParser.Argument(help: "The body text.")
+    var body: String = ""
+
+    @Option(help: "When to fire: a time or date and time.")
+    var at: String?
+
+    @Option(name: .customLong("in"), help: "When to fire: a duration from now, such as 20m or 1h30m.")
+    var after: String?
+
+    @Option(name: .customLong("repeat"), help: "Repeat every minute, hour, day, week, month or year.")
+    var repeatUnit: String?
+
+    @Option(help: "Repeat every N units (with --repeat).")
+    var every: Int?
+
+    @Option(help: "Pin wall-clock times to an IANA time zone, such as America/New_York.")
+    var zone: String?
+
+    @Flag(help: "Follow the system's time zone (the default for wall-clock times).")
+    var floating = false
+
+    @Option(help: "The calendar for repeats, such as gregorian, hebrew or islamic.")
+    var calendar: String?
+
+    @Option(help: "A sound-theme name, a sound file, default, or none.")
+    var sound: String?
+
+    @Option(help: "The app icon badge to set when it fires.")
+    var badge: Int?
+
+    @Option(help: "A notification category.")
+    var category: String?
+
+    @Option(name: [.customShort("u"), .long], help: "low, normal or critical.")
+    var urgency: String?
+
+    @Option(name: [.customShort("A"), .customLong("action")], help: ArgumentHelp("A button. Repeatable.", valueName: "[KEY=]LABEL"))
+    var actions: [String] = []
+
+    @Option(name: .customLong("user-info"), help: ArgumentHelp("Data handed back with every action. Repeatable.", valueName: "KEY=VALUE"))
+    var userInfo: [String] = []
+
+    @Option(name: .customLong("late-limit"), help: "Drop it instead if it would fire later than this, such as 10m.")
+    var lateLimit: String?
+
+    func validate() throws {
+        guard (at == nil) != (after == nil) else { throw ValidationError("give exactly one of --at TIME or --in DURATION.") }
+        if floating && zone != nil { throw ValidationError("--floating and --zone exclude each other.") }
+        for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
+            throw ValidationError("malformed --user-info '\(entry)': expected KEY=VALUE.")
+        }
+        for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
+            throw ValidationError("malformed action '\(action)': expected [KEY=]LABEL, as in done=Done.")
+        }
+    }
+
+    var when: String { at ?? "in " + (after ?? "") }
+
+    var options: [(String, String)] {
+        var options: [(String, String)] = []
+        if let repeatUnit { options.append(("repeat", repeatUnit)) }
+        if let every { options.append(("every", String(every))) }
+        if let zone { options.append(("zone", zone)) }
+        if floating { options.append(("floating", "true")) }
+        if let calendar { options.append(("calendar", calendar)) }
+        if let sound { options.append(("sound", sound)) }
+        if let badge { options.append(("badge", String(badge))) }
+        if let category { options.append(("category", category)) }
+        if let urgency { options.append(("urgency", urgency)) }
+        if let lateLimit { options.append(("lateLimit", lateLimit)) }
+        for (index, action) in actions.enumerated() {
+            let parts = action.split(separator: "=", maxSplits: 1)
+            options.append(parts.count == 2 ? ("action." + parts[0], String(parts[1])) : ("action.\(index)", action))
+        }
+        for entry in userInfo {
+            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            options.append(("userInfo." + parts[0], String(parts[1])))
+        }
+        return options
+    }
+
+    func run() throws {
+        let reply = try SchedulerClient.connectOrFail().callOrFail(
+            "ScheduleSimple", [.string(when), .string(title), .string(body), .stringDictionary(options)])
+        print(reply.first?.stringValue ?? "")
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Scheduling through the real chimed, with the real clock and short delays.
+@Suite(.timeLimit(.minutes(5)))
+struct SchedulingTests {
+    /// Runs `chime add …` and returns the id it printed.
+    func add(_ session: TestSession, _ arguments: String...) throws -> String {
+        let result = try session.run(["chime", "add"] + arguments)
+        guard result.status == 0 else { throw TestFailure.failed("chime add failed: \(result)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The `lateBy` of a Fired signal line, in seconds.
+    func lateBy(_ line: String) -> Double? {
+        guard let range = line.range(of: "'lateBy': <") else { return nil }
+        return Double(line[range.upperBound...].prefix { $0 != ">" })
+    }
+
+    func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    @Test func firesOnTime() throws {
+        let session = try TestSession()
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        let monitor = try SignalMonitor(session: session)
+        let id = try add(session, "Tea", "Steeped", "--in", "2s")
+
+        let fired = try monitor.waitForLine(containing: "Fired ('\(id)'")
+        let late = try #require(lateBy(fired))
+        #expect(late >= 0 && late < 1, "fired \(late) s after its time")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Tea'>, <'Steeped'>"))
+        // A one-shot that fired leaves the schedule but keeps its history.
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        let shown = try session.run(["chime", "show", id])
+        #expect(shown.stdout.contains("state:") && shown.stdout.contains("done"), "\(shown)")
+        let count = shown.stdout.split(separator: "\n").first { $0.hasPrefix("fireCount:") }
+        #expect(count?.hasSuffix(" 1") == true, "\(shown)")
+    }
+
+    @Test func survivesKillMinus9AndStillFiresOnTime() throws {
+        let session = try TestSession()
+        let id = try add(session, "Survivor", "--in", "4s")
+        let pid = try session.daemonPID()
+        kill(pid, SIGKILL)
+
+        // The next call starts a new chimed through activation.
+        let list = try session.run(["chime", "list"])
+        #expect(list.stdout.contains(id), "\(list)")
+        #expect(list.stdout.contains("Survivor"))
+        #expect(try session.daemonPID() != pid)
+        let monitor = try SignalMonitor(session: session)
+        let fired = try monitor.waitForLine(containing: "Fired ('\(id)'")
+        #expect((lateBy(fired) ?? 99) < 1, "\(fired)")
+    }
+
+    @Test func missedWhileStoppedFiresOnceMarkedLate() throws {
+        let session = try TestSession()
+        let id = try add(session, "Missed", "while off", "--in", "1s")
+        let due = Date().addingTimeInterval(1)
+        kill(try session.daemonPID(), SIGTERM)
+        // Time has to pass for a notification to be missed: there is no event to await.
+        Thread.sleep(until: due.addingTimeInterval(4))
+
+        #expect(try session.run(["chime", "list"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Missed'>"))
+        #expect(call.contains("ago."), "the body says how late: \(call)")
+        #expect(call.contains("'x-chime-late-seconds': <"), "\(call)")
+        let shown = try session.run(["chime", "show", id])
+        #expect(shown.stdout.contains("done"))
+        // Once only: nothing more arrives.
+        #expect(try session.notifyCalls().count == 1)
+    }
+
+    @Test func repeatFiresOnceForMissedOccurrencesThenKeepsItsCadence() throws {
+        let session = try TestSession()
+        // Started 3 min 57 s ago, every minute: four occurrences are past.
+        let start = Date().addingTimeInterval(-(3 * 60 + 57)).rounded()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try add(session, "Stretch", "--at", iso(start), "--repeat", "minute")
+
+        let first = try monitor.waitForLine(containing: "Fired ('\(id)'")
+        #expect((lateBy(first) ?? 0) > 2, "the missed occurrences fire once, late: \(first)")
+        let get = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                   "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.Get", id])
+        // The next one keeps the cadence: start + 4 minutes, not now + 1 minute.
+        #expect(get.stdout.contains("'nextFire': <int64 \(Int(start.timeIntervalSince1970) + 240)>"), "\(get)")
+
+        let second = try monitor.waitForLine(containing: "'fireCount': <uint32 2>")
+        #expect((lateBy(second) ?? 99) < 1, "\(second)")
+        #expect(try session.waitForNotifyCalls(2).count == 2)
+    }
+
+    @Test func cancelByIdMatchAndAll() throws {
+        let session = try TestSession()
+        let a = try add(session, "A", "--in", "1h", "--user-info", "plant=fern")
+        _ = try add(session, "B", "--in", "2h", "--user-info", "plant=fern")
+        _ = try add(session, "C", "--in", "3h", "--user-info", "plant=cactus")
+        let d = try add(session, "D", "--at", "tomorrow 9:00", "--repeat", "day")
+
+        let listed = try session.run(["chime", "list"]).stdout.split(separator: "\n")
+        #expect(listed.count == 5, "\(listed)")
+        #expect(listed[0].hasPrefix("ID"))
+        #expect(listed[1].hasPrefix(a))
+        #expect(listed.last?.contains("every day") == true)
+
+        #expect(try session.run(["chime", "cancel", "--match", "plant=fern"]).stdout == "Cancelled 2.\n")
+        #expect(try session.run(["chime", "cancel", d]).status == 0)
+        let missing = try session.run(["chime", "cancel", d])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "chime: No notification has the id '\(d)'.\n")
+        #expect(try session.run(["chime", "cancel", "--all"]).stdout == "Cancelled 1.\n")
+        #expect(try session.run(["chime", "list", "--json"]).stdout == "[]\n")
+    }
+
+    @Test func listJsonCarriesEveryField() throws {
+        let session = try TestSession()
+        let id = try add(session, "Plants", "Water them", "--at", "2030-01-31 08:00", "--repeat", "month", "--badge", "2",
+                         "--sound", "none", "--user-info", "n=1", "--late-limit", "10m", "--zone", "America/New_York")
+        let json = try session.run(["chime", "list", "--json"]).stdout
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let item = try #require(list.first)
+        #expect(item["id"] as? String == id)
+        #expect(item["when"] as? String == "2030-01-31T08:00:00[America/New_York]")
+        #expect(item["repeat"] as? String == "month")
+        #expect(item["badge"] as? Int == 2)
+        #expect(item["lateLimit"] as? Double == 600)
+        #expect(item["sound"] as? String == "none")
+        #expect((item["userInfo"] as? [String: Any])?["n"] as? String == "1")
+        // 08:00 in New York is 14:00 in Berlin, the session's zone.
+        #expect(item["nextFireLocal"] as? String == "2030-01-31T14:00:00+01:00")
+    }
+
+    @Test func nextPrintsMonthEndsFromTheFirstOccurrence() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "next", "2030-01-31", "09:00", "--repeat", "month", "--count", "4"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            2030-01-31T09:00:00+01:00
+            2030-02-28T09:00:00+01:00
+            2030-03-31T09:00:00+02:00
+            2030-04-30T09:00:00+02:00
+
+            """)
+    }
+
+    @Test(arguments: [
+        (["--at", "25:00"], "25:00"),
+        (["--at", "2030-02-30 10:00"], "2030-02-30 10:00"),
+        (["--at", "9:00", "--zone", "Mars/Olympus_Mons"], "Mars/Olympus_Mons"),
+        (["--at", "9:00", "--repeat", "day", "--calendar", "klingon"], "klingon"),
+        (["--at", "9:00", "--repeat", "day", "--every", "0"], "every"),
+        (["--at", "9:00", "--repeat", "fortnight"], "fortnight"),
+        (["--in", "20m", "--badge", "-1"], "badge"),
+        (["--in", "soon"], "soon"),
+    ])
+    func badRequestsLeaveTheScheduleAlone(arguments: [String], mention: String) throws {
+        let session = try TestSession()
+        let kept = try add(session, "Kept", "--in", "1h")
+        let result = try session.run(["chime", "add", "Bad"] + arguments)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains(mention), "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+        let list = try session.run(["chime", "list"]).stdout.split(separator: "\n")
+        #expect(list.count == 2 && list[1].hasPrefix(kept), "\(list)")
+    }
+
+    @Test func typedScheduleRejectsUnsupportedUserInfoAndUnknownIds() throws {
+        let session = try TestSession()
+        let target = ["--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime", "--method"]
+        let bad = try session.run(["gdbus", "call"] + target + ["io.github.chime.Scheduler1.Schedule",
+                                   "{'title': <'T'>, 'when': <'in 5m'>, 'userInfo': <{'list': <[1, 2]>}>}"])
+        #expect(bad.stderr.contains("InvalidArgs: userInfo.list: has type 'ai'"), "\(bad)")
+        let get = try session.run(["gdbus", "call"] + target + ["io.github.chime.Scheduler1.Get", "nosuchid"])
+        #expect(get.stderr.contains("io.github.chime.Error.NotFound: No notification has the id 'nosuchid'."), "\(get)")
+        let typed = try session.run(["gdbus", "call"] + target + ["io.github.chime.Scheduler1.Schedule",
+                                     "{'title': <'T'>, 'when': <'tomorrow 9:00'>, 'repeat': <'day'>, 'every': <2>, 'lateLimit': <'5m'>}"])
+        #expect(typed.status == 0, "\(typed)")
+    }
+
+    @Test func storeIsPrivateAndOneDaemonPerDirectory() throws {
+        let session = try TestSession()
+        _ = try add(session, "Private", "--in", "1h")
+        let directory = session.dataDirectory.path
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let file = try FileManager.default.attributesOfItem(atPath: directory + "/chime.sqlite")
+        #expect((file[.posixPermissions] as? Int) == 0o600)
+
+        // A second session (another bus) pointed at the same data directory.
+        let other = try TestSession(capabilities: nil)
+        var env = other.environment
+        env["XDG_DATA_HOME"] = session.dataDirectory.deletingLastPathComponent().path
+        let second = try Spawned([binDirectory.appendingPathComponent("chimed").path], environment: env).finish()
+        #expect(second.status == 1, "\(second)")
+        #expect(second.stderr.contains("Another chimed is already using \(directory)"), "\(second)")
+    }
+
+    @Test func unreadableStoreIsMovedAsideAndAFreshOneStarted() throws {
+        let session = try TestSession()
+        try FileManager.default.createDirectory(at: session.dataDirectory, withIntermediateDirectories: true)
+        try Data(repeating: 0x5a, count: 4096).write(to: session.dataDirectory.appendingPathComponent("chime.sqlite"))
+        let list = try session.run(["chime", "list"])
+        #expect(list.stdout == "Nothing scheduled.\n", "\(list)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: session.dataDirectory.path)
+        let aside = try #require(files.first { $0.hasPrefix("chime.sqlite.unreadable-") })
+        #expect(try Data(contentsOf: session.dataDirectory.appendingPathComponent(aside)) == Data(repeating: 0x5a, count: 4096))
+        #expect(session.daemonLog.contains("moved to"))
+        _ = try add(session, "Fresh", "--in", "1h")
+    }
+}
+
+extension Date {
+    /// To the whole second, as the store's integer views of it are.
+    func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+}
