@@ -220,3 +220,46 @@ extension Date {
     /// To the whole second, as the store's integer views of it are.
     func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
 }
+
+/// Behaviour across restarts that needs chimed started by hand.
+@Suite(.timeLimit(.minutes(5)))
+struct RestartTests {
+    @Test func manyMissedArriveAsOneSummary() throws {
+        let session = try TestSession()
+        for title in ["One", "Two", "Three", "Four", "Five"] {
+            #expect(try session.run(["chime", "add", title, "--in", "1s"]).status == 0)
+        }
+        let due = Date().addingTimeInterval(1)
+        kill(try session.daemonPID(), SIGTERM)
+        // Time has to pass for notifications to be missed.
+        Thread.sleep(until: due.addingTimeInterval(3))
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        let calls = try session.waitForNotifyCalls(1)
+        #expect(calls.count == 1, "one summary, not a storm: \(calls)")
+        #expect(calls[0].contains("<'5 reminders while you were away'>"))
+        #expect(calls[0].contains("• One"))
+    }
+
+    @Test func floatingFollowsTheSystemZoneAndZonedStays() throws {
+        let session = try TestSession()
+        let floating = try session.run(["chime", "add", "Alarm", "--at", "2030-01-01 09:00"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let zoned = try session.run(["chime", "add", "Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        kill(try session.daemonPID(), SIGKILL)
+
+        // The machine moved to Tokyo while chimed was down.
+        var env = session.environment
+        env["TZ"] = "Asia/Tokyo"
+        let daemon = try Spawned([binDirectory.appendingPathComponent("chimed").path], environment: env)
+        try session.waitForName("io.github.chime.Chime")
+        let json = try session.run(["chime", "list", "--json"]).stdout
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let byID = Dictionary(uniqueKeysWithValues: list.compactMap { item in (item["id"] as? String).map { ($0, item) } })
+        // The alarm clock still rings at 09:00, now Tokyo time.
+        #expect(byID[floating]?["nextFireLocal"] as? String == "2030-01-01T09:00:00+09:00")
+        // 09:00 in New York is 23:00 in Tokyo.
+        #expect(byID[zoned]?["nextFireLocal"] as? String == "2030-01-01T23:00:00+09:00")
+        daemon.stop()
+    }
+}
