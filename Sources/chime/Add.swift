@@ -30,20 +30,7 @@ struct Add: ParsableCommand {
     @Option(name: .customLong("in"), help: "When to fire: a duration from now, such as 20m or 1h30m.")
     var after: String?
 
-    @Option(name: .customLong("repeat"), help: "Repeat every minute, hour, day, week, month or year.")
-    var repeatUnit: String?
-
-    @Option(help: "Repeat every N units (with --repeat).")
-    var every: Int?
-
-    @Option(help: "Pin wall-clock times to an IANA time zone, such as America/New_York.")
-    var zone: String?
-
-    @Flag(help: "Follow the system's time zone (the default for wall-clock times).")
-    var floating = false
-
-    @Option(help: "The calendar for repeats, such as gregorian, hebrew or islamic.")
-    var calendar: String?
+    @OptionGroup var rule: RuleOptions
 
     @Option(help: "A sound-theme name, a sound file, default, or none.")
     var sound: String?
@@ -68,7 +55,6 @@ struct Add: ParsableCommand {
 
     func validate() throws {
         guard (at == nil) != (after == nil) else { throw ValidationError("give exactly one of --at TIME or --in DURATION.") }
-        if floating && zone != nil { throw ValidationError("--floating and --zone exclude each other.") }
         for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
             throw ValidationError("malformed --user-info '\(entry)': expected KEY=VALUE.")
         }
@@ -80,12 +66,7 @@ struct Add: ParsableCommand {
     var when: String { at ?? "in " + (after ?? "") }
 
     var options: [(String, String)] {
-        var options: [(String, String)] = []
-        if let repeatUnit { options.append(("repeat", repeatUnit)) }
-        if let every { options.append(("every", String(every))) }
-        if let zone { options.append(("zone", zone)) }
-        if floating { options.append(("floating", "true")) }
-        if let calendar { options.append(("calendar", calendar)) }
+        var options = rule.options
         if let sound { options.append(("sound", sound)) }
         if let badge { options.append(("badge", String(badge))) }
         if let category { options.append(("category", category)) }

@@ -13,31 +13,49 @@ struct Next: ParsableCommand {
     )
 
     @ArgumentParser.Argument(help: "The time, as chime add --at takes it (several words are joined).")
-    var rule: [String]
+    var time: [String]
 
-    @Option(name: .customLong("repeat"), help: "minute, hour, day, week, month or year.")
-    var repeatUnit: String?
-
-    @Option(help: "Every N units.")
-    var every: Int?
-
-    @Option(help: "An IANA time zone for wall-clock times.")
-    var zone: String?
-
-    @Option(help: "The calendar for repeats.")
-    var calendar: String?
+    @OptionGroup var rule: RuleOptions
 
     @Option(help: "How many fire times to print.")
     var count: UInt32 = 5
 
     func run() throws {
+        let reply = try SchedulerClient.connectOrFail().callOrFail(
+            "NextFireTimes", [.string(time.joined(separator: " ")), .stringDictionary(rule.options), .uint32(count)])
+        for time in reply.first?.arrayElements ?? [] { print(time.stringValue ?? "") }
+    }
+}
+
+/// How a rule repeats and which clock it follows: shared by `add` and `next`.
+struct RuleOptions: ParsableArguments {
+    @Option(name: .customLong("repeat"), help: "Repeat every minute, hour, day, week, month or year.")
+    var repeatUnit: String?
+
+    @Option(help: "Repeat every N units (with --repeat).")
+    var every: Int?
+
+    @Option(help: "Pin wall-clock times to an IANA time zone, such as America/New_York.")
+    var zone: String?
+
+    @Flag(help: "Follow the system's time zone (the default for wall-clock times).")
+    var floating = false
+
+    @Option(help: "The calendar for repeats, such as gregorian, hebrew or islamic.")
+    var calendar: String?
+
+    func validate() throws {
+        if floating && zone != nil { throw ValidationError("--floating and --zone exclude each other.") }
+    }
+
+    /// The scheduling keys of the `a{ss}` options.
+    var options: [(String, String)] {
         var options: [(String, String)] = []
         if let repeatUnit { options.append(("repeat", repeatUnit)) }
         if let every { options.append(("every", String(every))) }
         if let zone { options.append(("zone", zone)) }
+        if floating { options.append(("floating", "true")) }
         if let calendar { options.append(("calendar", calendar)) }
-        let reply = try SchedulerClient.connectOrFail().callOrFail(
-            "NextFireTimes", [.string(rule.joined(separator: " ")), .stringDictionary(options), .uint32(count)])
-        for time in reply.first?.arrayElements ?? [] { print(time.stringValue ?? "") }
+        return options
     }
 }
