@@ -31,6 +31,10 @@ enum NotificationEncoding {
             entries.append(("lastFired", .int64(Int64(last.timeIntervalSince1970.rounded(.down)))))
         }
         if let lateLimit = notification.lateLimit { entries.append(("lateLimit", .double(lateLimit))) }
+        if let origin = notification.origin { entries.append(("origin", .string(origin))) }
+        if let completed = notification.completed {
+            entries.append(("completed", .int64(Int64(completed.timeIntervalSince1970.rounded(.down)))))
+        }
         if let badge = alert.badge { entries.append(("badge", .int32(Int32(clamping: badge)))) }
         if let entry = alert.desktopEntry { entries.append(("desktopEntry", .string(entry))) }
         if let image = alert.image { entries.append(("image", .string(image))) }

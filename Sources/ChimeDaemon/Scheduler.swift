@@ -34,6 +34,9 @@ final class Scheduler {
     private var dueTimes: [String: Date] = [:]
     private var floating: Set<String> = []
 
+    /// Adds what the notification's category contributes (its buttons) before showing.
+    var expand: (Alert) -> Alert = { $0 }
+
     /// A notification was delivered (or dropped, when `shown` is false).
     var onFired: (ScheduledNotification, _ lateBy: TimeInterval, _ shown: Bool) -> Void = { _, _, _ in }
 
@@ -191,7 +194,7 @@ final class Scheduler {
     private func present(_ fired: [(ScheduledNotification, TimeInterval)]) {
         let late = fired.filter { $0.1 > Self.lateThreshold }
         let onTime = fired.filter { $0.1 <= Self.lateThreshold }
-        for (notification, _) in onTime { server.present(notification.alert, id: notification.id) }
+        for (notification, _) in onTime { server.present(expand(notification.alert), id: notification.id) }
         if late.count > Self.coalescingThreshold {
             var summary = Alert(title: "\(late.count) reminders while you were away")
             summary.body = late.prefix(8).map { "• " + $0.0.alert.title }.joined(separator: "\n")
@@ -205,7 +208,7 @@ final class Scheduler {
             let note = "Due \(LateText.describe(lateBy)) ago."
             alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note
             alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))
-            server.present(alert, id: notification.id)
+            server.present(expand(alert), id: notification.id)
         }
     }
 

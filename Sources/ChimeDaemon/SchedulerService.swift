@@ -24,6 +24,8 @@ final class SchedulerService {
     /// Alerts on screen (or waiting for a server), by Chime id: their userInfo goes out
     /// with every action.
     private var presented: [String: Alert] = [:]
+    /// Named sets of buttons and their handlers.
+    private var categories = Category.builtIn
 
     init(connection: Connection, server: NotificationServer, store: Store, scheduler: Scheduler, commits: CommitQueue,
          logger: Logger, now: @escaping () -> Date = Date.init) {
@@ -35,6 +37,7 @@ final class SchedulerService {
         self.logger = logger
         self.now = now
         server.onAction = { [unowned self] id, key in self.actionInvoked(id: id, key: key) }
+        scheduler.expand = { [unowned self] alert in self.expand(alert) }
         server.onClosed = { [unowned self] id, reason in self.closed(id: id, reason: reason) }
         scheduler.onFired = { [unowned self] notification, lateBy, shown in
             guard shown else { return }
@@ -142,9 +145,21 @@ final class SchedulerService {
                         throw .invalidArgs(error.description)
                     }
                 },
+                Method(name("InvokeAction"), inputs: [Argument("id", "s"), Argument("action", "s")]) {
+                    [unowned self] call throws(DBusError) in
+                    let id = Self.string(call.arguments[0]), key = Self.string(call.arguments[1])
+                    guard let alert = try self.alert(for: id) else { throw Self.notFound(id) }
+                    let keys = self.expand(alert).allActions.map(\.key)
+                    guard keys.contains(key) else {
+                        throw .invalidArgs("'\(key)' is not an action of \(id); it has \(keys.isEmpty ? "none" : keys.joined(separator: ", ")).")
+                    }
+                    self.actionInvoked(id: id, key: key)
+                    return []
+                },
             ],
             signals: [
                 SignalDescription(name("Fired"), arguments: [Argument("id", "s"), Argument("notification", "a{sv}")]),
+                SignalDescription(name("Completed"), arguments: [Argument("id", "s")]),
                 SignalDescription(name("ActionInvoked"),
                                   arguments: [Argument("id", "s"), Argument("action", "s"), Argument("userInfo", "a{sv}")]),
                 SignalDescription(name("Closed"), arguments: [Argument("id", "s"), Argument("reason", "u")]),
@@ -185,8 +200,24 @@ final class SchedulerService {
         while presented[id] != nil { id = NotificationID.random() }
         presented[id] = alert
         logger.info("Presenting \(id): \(alert.title)")
-        server.present(alert, id: id)
+        server.present(expand(alert), id: id)
         return id
+    }
+
+    /// The alert with its category's buttons; an unknown category still shows, without them.
+    private func expand(_ alert: Alert) -> Alert {
+        guard let name = alert.category else { return alert }
+        guard let category = categories[name] else {
+            logger.debug("Category '\(name)' has no actions here; passed to the server as a hint only.")
+            return alert
+        }
+        return alert.withActions(of: category)
+    }
+
+    /// The alert of a notification shown now, or of one in the store.
+    private func alert(for id: String) throws(DBusError) -> Alert? {
+        if let alert = presented[id] { return alert }
+        return try read { () throws(StoreError) in try store.notification(id: id) }?.alert
     }
 
     private func schedule(_ alert: Alert, _ fields: ScheduleFields, _ responder: Responder) throws(DBusError) {
@@ -246,7 +277,56 @@ final class SchedulerService {
 
     private func actionInvoked(id: String, key: String) {
         logger.info("Action '\(key)' on \(id).")
-        emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(presented[id]?.userInfo ?? [:])])
+        let alert = (try? alert(for: id)) ?? nil
+        emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(alert?.userInfo ?? [:])])
+        guard let alert, let name = alert.category,
+              let definition = categories[name]?.actions.first(where: { $0.key == key }) else { return }
+        switch definition.handler {
+        case .complete:
+            complete(id)
+        case .snooze(let seconds):
+            snooze(id, alert: alert, by: seconds)
+        }
+    }
+
+    /// Ends the notification and its whole lineage; then says so on the bus.
+    private func complete(_ id: String) {
+        let instant = now()
+        var ended: [String] = []
+        commits.stage({ db in ended = try self.store.complete(id: id, at: instant, in: db) }, done: { [unowned self] result in
+            if case .failure(let error) = result {
+                self.logger.error("Cannot complete \(id): \(error)")
+                return
+            }
+            self.scheduler.remove(ids: ended)
+            self.logger.info("Completed \(id)\(ended.isEmpty ? "" : "; no further occurrences of \(ended.joined(separator: ", "))").")
+            self.emit("Completed", [.string(id)])
+        })
+    }
+
+    /// Schedules a one-shot copy `seconds` from now; the series itself keeps its times.
+    private func snooze(_ id: String, alert: Alert, by seconds: TimeInterval) {
+        let instant = now()
+        let fireDate = instant.addingTimeInterval(seconds)
+        let rule: FireRule
+        do { rule = try FireRule(trigger: .absolute(fireDate)) } catch {
+            logger.error("Cannot snooze \(id): \(error)")
+            return
+        }
+        var copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
+                                         created: instant, nextIndex: 0, nextFire: fireDate)
+        commits.stage({ db in
+            copy.origin = try String.fetchOne(db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+            while try !self.store.insert(copy, in: db) { copy.id = NotificationID.random() }
+        }, done: { [unowned self] result in
+            switch result {
+            case .success:
+                self.scheduler.add(copy)
+                self.logger.info("Snoozed \(id) as \(copy.id) until \(fireDate).")
+            case .failure(let error):
+                self.logger.error("Cannot snooze \(id): \(error)")
+            }
+        })
     }
 
     private func closed(id: String, reason: UInt32) {

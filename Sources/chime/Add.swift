@@ -38,7 +38,7 @@ struct Add: ParsableCommand {
     @Option(help: "The app icon badge to set when it fires.")
     var badge: Int?
 
-    @Option(help: "A notification category.")
+    @Option(help: "A category: a set of buttons, such as reminder (Complete, Remind in 30 minutes).")
     var category: String?
 
     @Option(name: [.customShort("u"), .long], help: "low, normal or critical.")

@@ -23,6 +23,10 @@ public struct ScheduledNotification: Equatable, Sendable {
     public var lastFired: Date?
     public var fireCount: Int
     public var state: State
+    /// The notification this one is a snoozed copy of (the root of its lineage).
+    public var origin: String?
+    /// When Complete was pressed on it or its lineage.
+    public var completed: Date?
 
     public init(id: String, alert: Alert, rule: FireRule, lateLimit: TimeInterval?, created: Date, nextIndex: Int, nextFire: Date?) {
         self.id = id
@@ -33,6 +37,8 @@ public struct ScheduledNotification: Equatable, Sendable {
         self.nextIndex = nextIndex
         self.nextFire = nextFire
         self.lastFired = nil
+        self.origin = nil
+        self.completed = nil
         self.fireCount = 0
         self.state = nextFire == nil ? .done : .scheduled
     }

@@ -112,6 +112,14 @@ public final class Store {
                 CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: lineage and completion") { db in
+            // origin: the notification a snoozed copy came from; completed: when Complete was pressed.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN origin TEXT;
+                ALTER TABLE notification ADD COLUMN completed REAL;
+                CREATE INDEX notification_origin ON notification(origin) WHERE origin IS NOT NULL;
+                """)
+        }
         return migrator
     }
 
@@ -136,14 +144,15 @@ public final class Store {
         let trigger = TriggerColumns(notification.rule.trigger)
         try db.execute(sql: """
             INSERT INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
-                repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
                 trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
                 notification.rule.calendar, notification.lateLimit, try encoder.encode(notification.alert),
                 notification.nextIndex, notification.nextFire?.timeIntervalSince1970,
                 notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
+                notification.origin,
             ])
         for (key, value) in notification.alert.userInfo {
             try db.execute(sql: "INSERT INTO userInfo (notificationId, key, value) VALUES (?, ?, ?)",
@@ -165,6 +174,19 @@ public final class Store {
     public func reschedule(id: String, nextIndex: Int, nextFire: Date?, in db: Database) throws {
         try db.execute(sql: "UPDATE notification SET nextIndex = ?, nextFire = ? WHERE id = ?",
                        arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
+    }
+
+    /// Ends `id`'s lineage (it, the notification it was snoozed from, and every snoozed
+    /// copy of that one): no further occurrences. Returns the ids that were still scheduled.
+    public func complete(id: String, at instant: Date, in db: Database) throws -> [String] {
+        let root = try String.fetchOne(db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+        let lineage = try String.fetchAll(db, sql: """
+            SELECT id FROM notification WHERE (id = ? OR origin = ?) AND state = 'scheduled'
+            """, arguments: [root, root])
+        try db.execute(sql: """
+            UPDATE notification SET state = 'done', nextFire = NULL, completed = ? WHERE id = ? OR origin = ?
+            """, arguments: [instant.timeIntervalSince1970, root, root])
+        return lineage
     }
 
     /// Deletes the given ids; returns those that existed.
@@ -248,6 +270,8 @@ public final class Store {
             nextFire: (row["nextFire"] as Double?).map { Date(timeIntervalSince1970: $0) }
         )
         notification.lastFired = (row["lastFired"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        notification.origin = row["origin"]
+        notification.completed = (row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) }
         notification.fireCount = row["fireCount"]
         notification.state = ScheduledNotification.State(rawValue: row["state"]) ?? .done
         return notification

@@ -1,0 +1,55 @@
+import Foundation
+
+/// What pressing a button does, beyond announcing it on the bus.
+public enum ActionHandler: Equatable, Sendable {
+    /// The notification and its whole repeat series are done (UNNotificationAction "Complete").
+    case complete
+    /// A one-shot copy fires again after this many seconds; the series is not shifted.
+    case snooze(TimeInterval)
+}
+
+/// A button a category offers: its key, its label, and what it does.
+public struct ActionDefinition: Equatable, Sendable {
+    public var key: String
+    public var label: String
+    public var handler: ActionHandler
+
+    public init(key: String, label: String, handler: ActionHandler) {
+        self.key = key
+        self.label = label
+        self.handler = handler
+    }
+}
+
+/// A named set of buttons (UIUserNotificationCategory): a notification names one, and
+/// its buttons and their handlers come from here, never from the caller.
+public struct Category: Equatable, Sendable {
+    public var name: String
+    public var actions: [ActionDefinition]
+
+    public init(name: String, actions: [ActionDefinition]) {
+        self.name = name
+        self.actions = actions
+    }
+
+    /// `reminder`: Complete, or Remind in 30 minutes.
+    public static let reminder = Category(name: "reminder", actions: [
+        ActionDefinition(key: "complete", label: "Complete", handler: .complete),
+        ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(30 * 60)),
+    ])
+
+    /// The categories every installation has.
+    public static let builtIn: [String: Category] = ["reminder": .reminder]
+}
+
+extension Alert {
+    /// The buttons as shown: its own, then its category's (a key it already has wins).
+    public func withActions(of category: Category?) -> Alert {
+        guard let category else { return self }
+        var alert = self
+        for definition in category.actions where !alert.allActions.contains(where: { $0.key == definition.key }) {
+            alert.actions.append(Action(key: definition.key, label: definition.label))
+        }
+        return alert
+    }
+}
