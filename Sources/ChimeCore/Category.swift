@@ -6,6 +6,10 @@ public enum ActionHandler: Equatable, Sendable {
     case complete
     /// A one-shot copy fires again after this many seconds; the series is not shifted.
     case snooze(TimeInterval)
+    /// A program from the user's config, run without a shell (argv), stopped after `timeout`.
+    case command([String], timeout: TimeInterval)
+    /// Only announced on the bus (ActionInvoked): the app that is listening handles it.
+    case announce
 }
 
 /// A button a category offers: its key, its label, and what it does.

@@ -286,6 +286,8 @@ final class SchedulerService {
             complete(id)
         case .snooze(let seconds):
             snooze(id, alert: alert, by: seconds)
+        case .command, .announce:
+            break
         }
     }
 
