@@ -23,7 +23,7 @@ public final class Daemon {
     public init(logger: Logger) throws(DBusError) {
         self.logger = logger
         connection = try Connection.session()
-        server = NotificationServer(connection: connection, logger: logger)
+        server = NotificationServer(connection: connection, loop: loop, logger: logger)
     }
 
     /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.

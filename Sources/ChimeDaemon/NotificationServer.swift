@@ -1,5 +1,6 @@
 import ChimeCore
 import DBus
+import EventLoop
 import Logging
 
 /// The client side of `org.freedesktop.Notifications`: follows whoever owns the name,
@@ -15,6 +16,7 @@ final class NotificationServer {
     static let interface = try! InterfaceName("org.freedesktop.Notifications")
 
     private let connection: Connection
+    private let loop: EventLoop
     private let logger: Logger
     private var subscriptions: [Subscription] = []
 
@@ -27,6 +29,11 @@ final class NotificationServer {
     /// Bumped on every change of owner, so replies from an old server are recognised.
     private var generation = 0
     private var chimeIDs: [UInt32: String] = [:]
+    /// What is on the current server's screen, by server id: posted again if the server
+    /// restarts while they still have buttons to press.
+    private var onScreen: [UInt32: (id: String, alert: Alert)] = [:]
+    /// Chime closes expiring notifications itself: GNOME Shell ignores expire_timeout.
+    private var expiries: [UInt32: Source] = [:]
     /// Alerts waiting for a server (or for its capabilities), in arrival order.
     private var pending: [(id: String, alert: Alert)] = []
 
@@ -35,10 +42,14 @@ final class NotificationServer {
     /// A notification left the screen: Chime id and the server's reason code.
     var onClosed: (String, UInt32) -> Void = { _, _ in }
 
-    init(connection: Connection, logger: Logger) {
+    init(connection: Connection, loop: EventLoop, logger: Logger) {
         self.connection = connection
+        self.loop = loop
         self.logger = logger
     }
+
+    /// The ids of notifications waiting for a server, oldest first.
+    var waiting: [String] { pending.map(\.id) }
 
     /// Subscribes to the server's signals and looks for a current owner.
     func start() throws(DBusError) {
@@ -87,8 +98,14 @@ final class NotificationServer {
     private func ownerChanged(to newOwner: String?) {
         guard newOwner != owner else { return }
         generation += 1
-        // The old server's ids mean nothing to the new one.
+        // The old server's ids mean nothing to the new one. What it was showing with
+        // buttons is posted again, ahead of anything that arrived since.
+        let orphans = onScreen.sorted { $0.key < $1.key }.map(\.value).filter { !$0.alert.allActions.isEmpty }
+        if !orphans.isEmpty { logger.info("Posting \(orphans.count) notifications with buttons again on the next server.") }
+        pending = orphans + pending
         chimeIDs.removeAll()
+        onScreen.removeAll()
+        expiries.removeAll()
         owner = newOwner
         capabilities = []
         ready = false
@@ -148,10 +165,29 @@ final class NotificationServer {
                     return
                 }
                 self.chimeIDs[serverID] = id
+                self.onScreen[serverID] = (id, alert)
                 self.logger.debug("Notification \(id) is server id \(serverID).")
+                if let expires = alert.expires, expires > 0 {
+                    self.expiries[serverID] = self.loop.timeout(afterMilliseconds: Int(expires)) { [unowned self] in
+                        self.close(serverID: serverID)
+                    }
+                }
             case .failure(let error):
                 self.logger.warning("Notify for \(id) failed: \(error)")
             }
+        }
+    }
+
+    /// Asks the server to close one of its notifications; the server answers with
+    /// NotificationClosed (reason 3), which reaches the owner as usual.
+    private func close(serverID: UInt32) {
+        expiries[serverID] = nil
+        guard onScreen[serverID] != nil,
+              let call = try? Message.methodCall(destination: Self.busName, path: Self.path, interface: Self.interface,
+                                                 member: try MemberName("CloseNotification"), arguments: [.uint32(serverID)])
+        else { return }
+        connection.call(call, timeoutMilliseconds: 5_000) { [unowned self] result in
+            if case .failure(let error) = result { self.logger.debug("CloseNotification \(serverID): \(error)") }
         }
     }
 
@@ -172,6 +208,8 @@ final class NotificationServer {
         guard fromOwner(message), let args = try? message.arguments(), args.count == 2,
               case .uint32(let serverID) = args[0], case .uint32(let reason) = args[1],
               let id = chimeIDs.removeValue(forKey: serverID) else { return }
+        onScreen[serverID] = nil
+        expiries[serverID] = nil
         onClosed(id, reason)
     }
 }

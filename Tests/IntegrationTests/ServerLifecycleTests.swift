@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Chime and the notification server's comings and goings.
+@Suite(.timeLimit(.minutes(5)))
+struct ServerLifecycleTests {
+    @Test func expiringNotificationIsClosedByChime() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let sent = try session.run(["chime", "notify", "-p", "-t", "300", "Brief"])
+        let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The mock, like GNOME Shell, never expires anything itself: the close is Chime's.
+        _ = try monitor.waitForLine(containing: "Closed ('\(id)'")
+        let closes = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+                                      "--object-path", "/org/freedesktop/Notifications",
+                                      "--method", "org.freedesktop.DBus.Mock.GetMethodCalls", "CloseNotification"])
+        #expect(closes.stdout.contains("[<1>]") || closes.stdout.contains("[<uint32 1>]"), "\(closes)")
+    }
+
+    @Test func notificationsWithButtonsArePostedAgainWhenTheServerRestarts() throws {
+        let session = try TestSession()
+        #expect(try session.run(["chime", "notify", "-A", "done=Done", "With buttons"]).status == 0)
+        #expect(try session.run(["chime", "notify", "Without"]).status == 0)
+        _ = try session.waitForNotifyCalls(2)
+
+        session.stopNotificationServer()
+        try session.startNotificationServer(capabilities: "body actions")
+        let calls = try session.waitForNotifyCalls(1)
+        #expect(calls[0].contains("<'With buttons'>"))
+        #expect(calls[0].contains("<['done', 'Done']>"))
+        // The new server's id maps to the same Chime id: a press still arrives.
+        let monitor = try SignalMonitor(session: session)
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'done'>]")
+        _ = try monitor.waitForLine(containing: "ActionInvoked")
+        // Only the one with buttons came back.
+        #expect(try session.notifyCalls().count == 1)
+    }
+}
