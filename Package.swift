@@ -47,6 +47,8 @@ let package = Package(
             name: "chime",
             dependencies: ["DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
+        .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Benchmarks/chime-bench"),
         // Starts private buses, notification servers and the built binaries for tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),

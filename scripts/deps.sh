@@ -16,7 +16,8 @@ usage() {
 build_pkgs=(libdbus-1-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
 test_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils)
-bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine)
+# at: the peer the scheduling throughput is compared with.
+bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
 
 [[ $# -gt 0 ]] || usage

@@ -1,0 +1,100 @@
+import Glibc
+
+/// `chime-bench`: load generators for `scripts/bench.sh`. Figures go to standard
+/// output in one line each; any failure is one line on standard error and status 1
+/// (2 for a usage error), so the script can tell a slow daemon from a broken one.
+enum BenchCommand {
+    static let usage = """
+        usage: chime-bench schedule --count N --window W --when WHEN [--prefix P]
+               chime-bench lateness --count K --spread S [--window W] [--grace G]
+
+        schedule  sends N ScheduleSimple calls to io.github.chime.Chime, W in flight at once,
+                  and waits for every reply (each one means the row is committed).
+        lateness  watches the bus for Notify calls, schedules K notifications due at whole
+                  seconds over the next S seconds, and reports how late each Notify was sent
+                  (waits at most G seconds, default 5, after the last due time).
+
+        W defaults to 128: dbus-daemon's built-in limit of pending replies per connection,
+        in force on a bus whose configuration does not raise it.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else { return usageError("a subcommand is missing") }
+        do {
+            let options = try Options(arguments.dropFirst())
+            switch command {
+            case "schedule":
+                try ScheduleCommand(options).run()
+            case "lateness":
+                try LatenessCommand(options).run()
+            case "-h", "--help":
+                print(usage)
+            default:
+                return usageError("unknown subcommand '\(command)'")
+            }
+            return 0
+        } catch let error as UsageError {
+            return usageError(error.message)
+        } catch {
+            writeError("chime-bench \(command): \(error)")
+            return 1
+        }
+    }
+
+    private static func usageError(_ message: String) -> Int32 {
+        writeError("chime-bench: \(message)\n\(usage)")
+        return 2
+    }
+}
+
+struct UsageError: Error {
+    let message: String
+}
+
+/// A failure of the daemon or the bus while measuring.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `--name value` pairs, each name at most once.
+struct Options {
+    private var values: [String: String] = [:]
+
+    init(_ arguments: ArraySlice<String>) throws(UsageError) {
+        var rest = arguments[...]
+        while let name = rest.popFirst() {
+            guard name.hasPrefix("--"), name.count > 2 else { throw UsageError(message: "unexpected argument '\(name)'") }
+            guard let value = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
+            guard values[name] == nil else { throw UsageError(message: "\(name) is given twice") }
+            values[name] = value
+        }
+    }
+
+    /// Fails on any option not in `names`, so a typo is not silently ignored.
+    func check(allowed names: Set<String>) throws(UsageError) {
+        if let unknown = values.keys.sorted().first(where: { !names.contains($0) }) {
+            throw UsageError(message: "unknown option '\(unknown)'")
+        }
+    }
+
+    func string(_ name: String, default fallback: String? = nil) throws(UsageError) -> String {
+        guard let value = values[name] ?? fallback else { throw UsageError(message: "\(name) is required") }
+        return value
+    }
+
+    func positiveInt(_ name: String, default fallback: Int? = nil) throws(UsageError) -> Int {
+        guard let text = values[name] else {
+            guard let fallback else { throw UsageError(message: "\(name) is required") }
+            return fallback
+        }
+        guard let value = Int(text), value > 0 else { throw UsageError(message: "\(name) must be a whole number above 0, not '\(text)'") }
+        return value
+    }
+}
+
+func writeError(_ line: String) {
+    var text = line
+    if !text.hasSuffix("\n") { text += "\n" }
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,67 @@
+/// `lateness`: how long after its due time each scheduled notification reaches the bus.
+///
+/// The Notify call is seen by a bus monitor the moment the bus routes it to the
+/// notification server, so the figure is the daemon's own: timer wake-up, store update
+/// and the call, without the server's time to draw it.
+struct LatenessCommand {
+    static let titlePrefix = "bench-due-"
+
+    let count: Int
+    let spread: Int
+    let window: Int
+    let grace: Int
+
+    init(_ options: Options) throws(UsageError) {
+        try options.check(allowed: ["--count", "--spread", "--window", "--grace"])
+        count = try options.positiveInt("--count")
+        spread = try options.positiveInt("--spread")
+        window = try options.positiveInt("--window", default: 128)
+        grace = try options.positiveInt("--grace", default: 5)
+    }
+
+    func run() throws {
+        // Watching starts first, so no Notify can be missed.
+        let monitor = try NotifyMonitor()
+        // Two seconds of head room: every call is answered before the first is due.
+        let first = Clock.realtime().seconds + 2
+        let dueTimes = (0..<count).map { first + $0 * spread / count }
+        var expected: [Int: Int] = [:]
+        for due in dueTimes { expected[due, default: 0] += 1 }
+
+        let pipeline = try SchedulePipeline()
+        try pipeline.run(count: count, window: window) { index in
+            (when: Clock.iso8601UTC(dueTimes[index]), title: Self.titlePrefix + String(dueTimes[index]), body: "")
+        }
+        let scheduledBy = Clock.realtime()
+        guard scheduledBy.seconds < first else {
+            throw BenchError("scheduling \(count) took past the first due time; lower --count")
+        }
+
+        let deadline = Clock.monotonic() + Double(dueTimes.last! - scheduledBy.seconds + grace)
+        var lateness: [Double] = []
+        var unexpected = 0
+        while lateness.count < count, !monitor.disconnected {
+            let left = deadline - Clock.monotonic()
+            guard left > 0 else { break }
+            for notify in monitor.read(waitingMilliseconds: Int32(left * 1000) + 1) {
+                guard notify.summary.hasPrefix(Self.titlePrefix),
+                      let due = Int(notify.summary.dropFirst(Self.titlePrefix.count)),
+                      let remaining = expected[due], remaining > 0 else {
+                    unexpected += 1
+                    continue
+                }
+                expected[due] = remaining - 1
+                let late = Double(notify.seconds - due) * 1000 + Double(notify.nanoseconds) / 1e6
+                lateness.append(late)
+            }
+        }
+        if monitor.disconnected { throw BenchError("the monitor's bus connection closed") }
+        guard lateness.count == count else {
+            throw BenchError("only \(lateness.count) of \(count) notifications were sent by \(grace) s after the last was due"
+                             + (unexpected > 0 ? " (\(unexpected) other Notify calls seen)" : ""))
+        }
+        let stats = Percentiles(lateness)
+        print("lateness of \(count) over \(spread) s: p50 \(fixed(stats.value(0.5), 3)) ms, "
+              + "p99 \(fixed(stats.value(0.99), 3)) ms, max \(fixed(stats.max, 3)) ms")
+    }
+}

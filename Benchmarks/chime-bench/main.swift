@@ -1,0 +1,4 @@
+import Glibc
+
+// Everything lives in other files: closures written here would be main-actor isolated.
+exit(BenchCommand.run(Array(CommandLine.arguments.dropFirst())))
