@@ -26,6 +26,7 @@ final class SchedulerService {
     private var presented: [String: Alert] = [:]
     /// Named sets of buttons and their handlers.
     private var categories = Category.builtIn
+    static let launcherEntry = InterfaceName(rawValue: "com.canonical.Unity.LauncherEntry")!
 
     init(connection: Connection, server: NotificationServer, store: Store, scheduler: Scheduler, commits: CommitQueue,
          logger: Logger, now: @escaping () -> Date = Date.init) {
@@ -42,6 +43,7 @@ final class SchedulerService {
         scheduler.onFired = { [unowned self] notification, lateBy, shown in
             guard shown else { return }
             self.presented[notification.id] = notification.alert
+            self.applyBadge(of: notification.alert)
             var entries = NotificationEncoding.entries(notification, zone: TimeZone.current)
             entries.append(("lateBy", .double(lateBy)))
             self.emit("Fired", [.string(notification.id), .variantDictionary(entries)])
@@ -145,6 +147,17 @@ final class SchedulerService {
                         throw .invalidArgs(error.description)
                     }
                 },
+                Method(name("SetBadge"), inputs: [Argument("desktopEntry", "s"), Argument("count", "u")],
+                       handler: .deferred { [unowned self] call, responder throws(DBusError) in
+                    let entry = try Self.desktopEntry(Self.string(call.arguments[0]))
+                    guard case .uint32(let count) = call.arguments[1] else { throw .invalidArgs("count: expected u.") }
+                    self.setBadge(entry, Int(count)) { responder.reply([]) }
+                }),
+                Method(name("GetBadge"), inputs: [Argument("desktopEntry", "s")], outputs: [Argument("count", "u")]) {
+                    [unowned self] call throws(DBusError) in
+                    let entry = try Self.desktopEntry(Self.string(call.arguments[0]))
+                    return [.uint32(UInt32(clamping: try self.badge(entry)))]
+                },
                 Method(name("InvokeAction"), inputs: [Argument("id", "s"), Argument("action", "s")]) {
                     [unowned self] call throws(DBusError) in
                     let id = Self.string(call.arguments[0]), key = Self.string(call.arguments[1])
@@ -201,7 +214,48 @@ final class SchedulerService {
         presented[id] = alert
         logger.info("Presenting \(id): \(alert.title)")
         server.present(expand(alert), id: id)
+        applyBadge(of: alert)
         return id
+    }
+
+    // MARK: - Badges
+
+    /// A desktop entry id as docks know it: without `.desktop`, and never empty.
+    private static func desktopEntry(_ text: String) throws(DBusError) -> String {
+        let entry = text.hasSuffix(".desktop") ? String(text.dropLast(8)) : text
+        guard !entry.isEmpty, !entry.contains("/") else {
+            throw .invalidArgs("desktopEntry: '\(text)' is not a desktop entry id such as org.gnome.Calendar.")
+        }
+        return entry
+    }
+
+    private func badge(_ entry: String) throws(DBusError) -> Int {
+        Int(try read { () throws(StoreError) in try store.meta("badge:" + entry) } ?? "") ?? 0
+    }
+
+    /// A notification's badge number takes effect when it shows (applicationIconBadgeNumber).
+    private func applyBadge(of alert: Alert) {
+        guard let count = alert.badge else { return }
+        guard let entry = alert.desktopEntry else {
+            logger.debug("A badge needs desktopEntry, the app whose icon carries it; none given.")
+            return
+        }
+        setBadge(entry, count) {}
+    }
+
+    /// Stores the app's badge and tells docks (Unity LauncherEntry: count, count-visible).
+    private func setBadge(_ entry: String, _ count: Int, then: @escaping () -> Void) {
+        commits.stage({ db in try self.store.setMeta("badge:" + entry, String(count), in: db) }, done: { [unowned self] _ in
+            do {
+                try self.connection.emit(path: Self.path, interface: Self.launcherEntry, member: self.name("Update"), arguments: [
+                    .string("application://\(entry).desktop"),
+                    .variantDictionary([("count", .int64(Int64(count))), ("count-visible", .bool(count > 0))]),
+                ])
+            } catch {
+                self.logger.error("Cannot announce the badge of \(entry): \(error)")
+            }
+            then()
+        })
     }
 
     /// The alert with its category's buttons; an unknown category still shows, without them.
@@ -283,7 +337,7 @@ final class SchedulerService {
               let definition = categories[name]?.actions.first(where: { $0.key == key }) else { return }
         switch definition.handler {
         case .complete:
-            complete(id)
+            complete(id, alert: alert)
         case .snooze(let seconds):
             snooze(id, alert: alert, by: seconds)
         case .command, .announce:
@@ -291,7 +345,15 @@ final class SchedulerService {
         }
     }
 
-    /// Ends the notification and its whole lineage; then says so on the bus.
+    /// Ends the notification and its whole lineage; then says so on the bus, and the
+    /// app's badge goes down by one.
+    private func complete(_ id: String, alert: Alert) {
+        if alert.badge != nil, let entry = alert.desktopEntry, let count = try? badge(entry), count > 0 {
+            setBadge(entry, count - 1) {}
+        }
+        complete(id)
+    }
+
     private func complete(_ id: String) {
         let instant = now()
         var ended: [String] = []

@@ -35,8 +35,11 @@ struct Add: ParsableCommand {
     @Option(help: "A sound-theme name, a sound file, default, or none.")
     var sound: String?
 
-    @Option(help: "The app icon badge to set when it fires.")
+    @Option(help: "The app icon badge to set when it fires (with --desktop-entry).")
     var badge: Int?
+
+    @Option(name: .customLong("desktop-entry"), help: "The app the notification speaks for, by desktop entry id.")
+    var desktopEntry: String?
 
     @Option(help: "A category: a set of buttons, such as reminder (Complete, Remind in 30 minutes).")
     var category: String?
@@ -69,6 +72,7 @@ struct Add: ParsableCommand {
         var options = rule.options
         if let sound { options.append(("sound", sound)) }
         if let badge { options.append(("badge", String(badge))) }
+        if let desktopEntry { options.append(("desktopEntry", desktopEntry)) }
         if let category { options.append(("category", category)) }
         if let urgency { options.append(("urgency", urgency)) }
         if let lateLimit { options.append(("lateLimit", lateLimit)) }

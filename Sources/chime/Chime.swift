@@ -15,6 +15,6 @@ struct Chime: ParsableCommand {
               69  unavailable: no session bus, or chimed could not be reached
             """,
         version: "0.2.0",
-        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self]
+        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self]
     )
 }

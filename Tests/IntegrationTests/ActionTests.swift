@@ -79,3 +79,42 @@ struct ActionTests {
         #expect(wrong.stderr == "chime: 'complete' is not an action of \(id); it has none.\n")
     }
 }
+
+/// App icon badges, announced to docks.
+@Suite(.timeLimit(.minutes(5)))
+struct BadgeTests {
+    @Test func badgeIsSetReadAndAnnounced() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        #expect(try session.run(["chime", "badge", "--app", "org.example.Todo", "3"]).status == 0)
+        let update = try monitor.waitForLine(containing: "LauncherEntry.Update")
+        #expect(update.contains("('application://org.example.Todo.desktop', {'count': <int64 3>, 'count-visible': <true>})"), "\(update)")
+        #expect(try session.run(["chime", "badge", "--app", "org.example.Todo"]).stdout == "3\n")
+    }
+
+    @Test func firingSetsTheBadgeAndCompleteLowersIt() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.run(["chime", "add", "Buy milk", "--in", "1s", "--badge", "2", "--desktop-entry", "org.example.Todo",
+                                  "--category", "reminder"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let set = try monitor.waitForLine(containing: "LauncherEntry.Update")
+        #expect(set.contains("{'count': <int64 2>, 'count-visible': <true>}"), "\(set)")
+
+        #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
+        _ = try monitor.waitForLine(containing: "Completed")
+        #expect(try session.run(["chime", "badge", "--app", "org.example.Todo"]).stdout == "1\n")
+        let updates = monitor.lines.filter { $0.contains("LauncherEntry.Update") }
+        #expect(updates.last?.contains("{'count': <int64 1>, 'count-visible': <true>}") == true, "\(updates)")
+    }
+
+    @Test func zeroHidesTheBadgeAndBadEntriesAreRefused() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        #expect(try session.run(["chime", "badge", "--app", "org.example.Todo", "0"]).status == 0)
+        let update = try monitor.waitForLine(containing: "LauncherEntry.Update")
+        #expect(update.contains("'count-visible': <false>"))
+        let bad = try session.run(["chime", "badge", "--app", "../etc/passwd", "1"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("is not a desktop entry id"))
+    }
+}
