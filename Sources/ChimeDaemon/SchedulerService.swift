@@ -318,9 +318,17 @@ final class SchedulerService {
         })
     }
 
+    /// What is scheduled, soonest first, then what is due but waiting for a notification
+    /// server (state `pending`), oldest first.
     private func list() throws(DBusError) -> [[(String, Value)]] {
         let zone = TimeZone.current
-        return try read { () throws(StoreError) in try store.scheduled() }.map { NotificationEncoding.entries($0, zone: zone) }
+        let scheduled = try read { () throws(StoreError) in try store.scheduled() }.map { NotificationEncoding.entries($0, zone: zone) }
+        let pending = server.waiting.compactMap { id -> [(String, Value)]? in
+            guard let alert = presented[id] else { return nil }
+            return [("id", .string(id)), ("title", .string(alert.title)), ("body", .string(alert.body)),
+                    ("state", .string("pending")), ("userInfo", NotificationEncoding.userInfo(alert.userInfo))]
+        }
+        return scheduled + pending
     }
 
     private func read<T>(_ body: () throws(StoreError) -> T) throws(DBusError) -> T {

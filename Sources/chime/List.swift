@@ -26,7 +26,7 @@ struct List: ParsableCommand {
             let fields = Dictionary(entries.map { ($0.key, $0.value.unwrapped) }, uniquingKeysWith: { first, _ in first })
             return [
                 fields["id"]?.stringValue ?? "",
-                Display.localTime(fields["nextFireLocal"]?.stringValue),
+                fields["state"]?.stringValue == "pending" ? "pending" : Display.localTime(fields["nextFireLocal"]?.stringValue),
                 Display.repetition(fields["repeat"]?.stringValue, every: fields["every"]?.integerValue),
                 fields["title"]?.stringValue ?? "",
             ]

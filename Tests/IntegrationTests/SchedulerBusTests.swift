@@ -80,8 +80,12 @@ struct SchedulerBusTests {
 
     @Test func notificationsWaitForAServerThenArriveInOrder() throws {
         let session = try TestSession(capabilities: nil)
-        #expect(try session.run(["chime", "notify", "first"]).status == 0)
+        let first = try session.run(["chime", "notify", "-p", "first"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try session.run(["chime", "notify", "second"]).status == 0)
+        // Waiting, and visible as such.
+        let listed = try session.run(["chime", "list"]).stdout.split(separator: "\n")
+        #expect(listed.count == 3, "\(listed)")
+        #expect(listed[1].hasPrefix(first) && listed[1].contains("pending") && listed[1].hasSuffix("first"), "\(listed)")
         try session.startNotificationServer(capabilities: "body actions")
         let calls = try session.waitForNotifyCalls(2)
         #expect(calls.count == 2)
