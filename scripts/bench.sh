@@ -253,7 +253,7 @@ rows = [
     ("fire lateness p99, 10k scheduled", f"{p99:.2f} ms", "target <= 5 ms", f"{p99 / 5:.2f}"),
     ("fire lateness max, 10k scheduled", f"{worst:.2f} ms", "", ""),
     (f"idle wake-ups in {idle} s, 10k", r["wakeups"], "target 0", ""),
-    ("RSS, 10k scheduled", f"{idle_rss:.1f} MiB", f"{r['threads']} threads", ""),
+    ("RSS, 10k scheduled", f"{idle_rss:.1f} MiB", f"threads: {r['threads']}", ""),
     ("start-up to ready, 100k", f"{start_ms} ms", "target <= 1000 ms", f"{start_ms / 1000:.2f}"),
     ("", "", f"of it gdbus + dbus-send {tools_ms} ms", ""),
     ("RSS after start-up, 100k", f"{large_rss:.1f} MiB", "target <= 64 MiB", f"{large_rss / 64:.2f}"),
