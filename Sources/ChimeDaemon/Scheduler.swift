@@ -152,6 +152,9 @@ final class Scheduler {
             let index = next.flatMap { notification.rule.firstOccurrence(onOrAfter: $0, systemZone: zone)?.index } ?? notification.nextIndex + 1
             updates.append((notification.id, index, next))
         }
+        // Shown first, recorded after: the fsync is not on the way to the screen. A crash
+        // in between shows it once more after the restart, which beats not at all.
+        present(shown)
         do {
             try store.write { db in
                 for update in updates {
@@ -185,7 +188,6 @@ final class Scheduler {
                 floating.remove(update.id)
             }
         }
-        present(shown)
         for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
         for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
     }

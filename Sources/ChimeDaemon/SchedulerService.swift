@@ -98,9 +98,7 @@ final class SchedulerService {
                     } reply: { _ in [] }
                 }),
                 Method(name("CancelAll"), outputs: [Argument("count", "u")], handler: .deferred { [unowned self] _, responder in
-                    self.cancel(responder) { db in
-                        try self.store.delete(ids: try self.store.scheduledIDs(in: db), in: db)
-                    } reply: { [.uint32(UInt32($0.count))] }
+                    self.cancel(responder) { db in try self.store.deleteScheduled(in: db) } reply: { [.uint32(UInt32($0.count))] }
                 }),
                 Method(name("CancelMatching"), inputs: [Argument("key", "s"), Argument("value", "s")], outputs: [Argument("count", "u")],
                        handler: .deferred { [unowned self] call, responder in
@@ -288,7 +286,7 @@ final class SchedulerService {
         }, done: { [unowned self] result in
             switch result {
             case .success:
-                self.logger.info("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(alert.title)")
+                self.logger.debug("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(alert.title)")
                 self.scheduler.add(notification)
                 responder.reply([.string(notification.id)])
             case .failure(let error):
@@ -417,9 +415,16 @@ final class SchedulerService {
 
 /// Chime's own notification ids: short, random, and never reused by a server.
 enum NotificationID {
+    /// Eight characters of Crockford's base 32 (no i, l, o, u): 40 bits from one draw.
     static func random() -> String {
         let digits = Array("0123456789abcdefghjkmnpqrstvwxyz")
         var generator = SystemRandomNumberGenerator()
-        return String((0..<8).map { _ in digits[Int(generator.next() % UInt64(digits.count))] })
+        var bits = generator.next()
+        var id = ""
+        for _ in 0..<8 {
+            id.append(digits[Int(bits & 31)])
+            bits >>= 5
+        }
+        return id
     }
 }
