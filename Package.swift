@@ -20,6 +20,11 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        .systemLibrary(
+            name: "CGLib",
+            pkgConfig: "gio-unix-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
         .target(name: "CLinux"),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
@@ -33,7 +38,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore",
+                "DBus", "EventLoop", "ChimeCore", "CGLib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -54,7 +59,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
-        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus"]),
+        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus", "TestSupport"]),
         .testTarget(name: "chimeTests", dependencies: ["chime"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
     ],

@@ -1,10 +1,12 @@
 #include "CLinux.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -78,4 +80,34 @@ int clinux_inotify_add_watch(int fd, const char *path, uint32_t mask) {
 
 int clinux_inotify_rm_watch(int fd, int wd) {
     return inotify_rm_watch(fd, wd);
+}
+
+int clinux_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+// glibc declares it only with _GNU_SOURCE/_DEFAULT_SOURCE, which this target's C mode lacks.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+int clinux_spawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+void clinux_child_setup_unblock_signals(void *unused) {
+    (void)unused;
+    sigset_t set;
+    sigemptyset(&set);
+    sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+// Declared by glibc only with _GNU_SOURCE, like posix_spawn_file_actions_addclosefrom_np.
+extern int pipe2(int fds[2], int flags);
+
+int clinux_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

@@ -5,6 +5,7 @@
 // them with plain C types, and name the flag values Swift cannot import from macros.
 
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -42,5 +43,18 @@ int clinux_inotify_add_watch(int fd, const char *path, uint32_t mask);
 int clinux_inotify_rm_watch(int fd, int wd);
 extern const int clinux_IN_CLOEXEC;
 extern const int clinux_IN_NONBLOCK;
+
+/// A pidfd for `pid` (Linux 5.3): readable once the child has exited, so it can be reaped
+/// from a poll loop without a SIGCHLD handler. Close-on-exec, as the kernel always makes it.
+int clinux_pidfd_open(pid_t pid);
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), which Swift's Glibc module hides:
+/// the child closes every descriptor from `from` up, whatever opened it without O_CLOEXEC.
+int clinux_spawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int from);
+/// A GSpawnChildSetupFunc: in a child between fork and exec, unblocks every signal, since
+/// the daemon blocks SIGTERM, SIGINT and SIGHUP for its signalfd and a mask survives exec.
+void clinux_child_setup_unblock_signals(void *unused);
+/// pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start, so no child spawned
+/// meanwhile inherits them.
+int clinux_pipe_cloexec(int fds[2]);
 
 #endif

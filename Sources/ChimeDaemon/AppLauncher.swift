@@ -1,0 +1,132 @@
+import CGLib
+import ChimeCore
+import CLinux
+import DBus
+import Logging
+
+/// Opens the app a notification speaks for when its `default` action is invoked, as iOS
+/// launches an app with the notification in its launch options.
+///
+/// The app is found from its desktop entry id (`org.example.App`, looked up as
+/// `org.example.App.desktop` in the `applications` directories of `XDG_DATA_HOME` and
+/// `XDG_DATA_DIRS`, by GIO's GDesktopAppInfo).
+///
+/// - An entry with `DBusActivatable=true` is called on the bus, following the
+///   freedesktop Desktop Entry spec: its id is the bus name, the object path is the id
+///   with `.` as `/` and `-` as `_`, and the interface `org.freedesktop.Application`.
+///   When the entry lists a `notification` action (`Actions=…;notification;`), it gets
+///   `ActivateAction("notification", [<{"id": <s>, "userInfo": <a{sv}>}>], platform_data)`;
+///   otherwise `Activate(platform_data)`. `platform_data` holds `chime-notification-id`.
+///   The bus starts the app if it is not running.
+/// - Any other entry is launched with its `Exec=` line (GIO handles field codes and
+///   `Terminal=`), with no files or URIs.
+///
+/// Failures are logged; nothing else depends on them.
+///
+/// GLib reads `XDG_DATA_HOME` and `XDG_DATA_DIRS` once per process, at its first lookup.
+/// Launching an ordinary entry makes GLib open its own session bus connection (GDBus,
+/// with its worker thread) to announce the launch; Chime's own connection is unaffected.
+final class AppLauncher {
+    private let connection: Connection
+    private let logger: Logger
+
+    /// The action an app lists in its desktop entry to be handed the notification.
+    static let notificationAction = "notification"
+    static let applicationInterface = "org.freedesktop.Application"
+    /// How long the app (started by the bus, perhaps) has to answer.
+    static let callTimeoutMilliseconds: Int32 = 25_000
+
+    init(connection: Connection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Opens the app of `desktopEntry` (with or without `.desktop`) for notification `id`.
+    func open(desktopEntry: String, id: String, userInfo: [String: UserInfoValue]) {
+        let name = desktopEntry.hasSuffix(".desktop") ? String(desktopEntry.dropLast(".desktop".count)) : desktopEntry
+        guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0) else {
+            logger.error("Notification \(id): '\(desktopEntry)' is not a desktop entry id; no app opened.")
+            return
+        }
+        guard let info = g_desktop_app_info_new(name + ".desktop") else {
+            logger.error("Notification \(id): no desktop entry \(name).desktop in the applications directories; no app opened.")
+            return
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+
+        if g_desktop_app_info_get_boolean(info, "DBusActivatable") != 0 {
+            activate(name, id: id, userInfo: userInfo, listsNotificationAction: Self.actions(of: info).contains(Self.notificationAction))
+        } else {
+            launch(info, name: name, id: id)
+        }
+    }
+
+    /// The object path of a D-Bus activatable app, per the Desktop Entry spec.
+    static func objectPath(forBusName name: String) -> String {
+        "/" + name.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
+    }
+
+    // MARK: - D-Bus activation
+
+    private func activate(_ name: String, id: String, userInfo: [String: UserInfoValue], listsNotificationAction: Bool) {
+        let message: Message
+        do {
+            let busName = try BusName(name)
+            let path = try ObjectPath(Self.objectPath(forBusName: name))
+            let interface = try InterfaceName(Self.applicationInterface)
+            let platformData = Value.variantDictionary([("chime-notification-id", .string(id))])
+            if listsNotificationAction {
+                let parameter = Value.variantDictionary([("id", .string(id)), ("userInfo", NotificationEncoding.userInfo(userInfo))])
+                message = try .methodCall(
+                    destination: busName, path: path, interface: interface, member: try MemberName("ActivateAction"),
+                    arguments: [.string(Self.notificationAction), .array(element: "v", [.variant(parameter)]), platformData]
+                )
+            } else {
+                message = try .methodCall(destination: busName, path: path, interface: interface,
+                                          member: try MemberName("Activate"), arguments: [platformData])
+            }
+        } catch {
+            logger.error("Notification \(id): \(name).desktop is D-Bus activatable, but '\(name)' cannot be called: \(error)")
+            return
+        }
+        let method = listsNotificationAction ? "ActivateAction('\(Self.notificationAction)')" : "Activate"
+        logger.info("Notification \(id): opening \(name) with \(method) on the bus.")
+        connection.call(message, timeoutMilliseconds: Self.callTimeoutMilliseconds) { [logger] result in
+            if case .failure(let error) = result {
+                logger.error("Notification \(id): \(name) did not take \(method): \(error)")
+            }
+        }
+    }
+
+    private static func actions(of info: OpaquePointer) -> [String] {
+        guard let list = g_desktop_app_info_list_actions(info) else { return [] }
+        var actions: [String] = []
+        var index = 0
+        while let action = list[index] {
+            actions.append(String(cString: action))
+            index += 1
+        }
+        return actions
+    }
+
+    // MARK: - Exec
+
+    private func launch(_ info: OpaquePointer, name: String, id: String) {
+        var error: UnsafeMutablePointer<GError>?
+        // Without G_SPAWN_DO_NOT_REAP_CHILD GLib spawns through an intermediate child that
+        // it reaps at once: the app is nobody's child here, and no SIGCHLD is needed.
+        // The setup function runs in the app's process before exec: the signals the
+        // daemon blocks for its signalfd must not stay blocked in the app. GLib 2.74
+        // clears the mask of its children by itself; this keeps it so on any version.
+        let launched = g_desktop_app_info_launch_uris_as_manager(
+            info, nil, nil, G_SPAWN_SEARCH_PATH, clinux_child_setup_unblock_signals, nil, nil, nil, &error
+        )
+        if launched != 0 {
+            logger.info("Notification \(id): launched \(name) from its desktop entry.")
+            return
+        }
+        let reason = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
+        if let error { g_error_free(error) }
+        logger.error("Notification \(id): cannot launch \(name): \(reason).")
+    }
+}

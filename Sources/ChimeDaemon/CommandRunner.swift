@@ -1,0 +1,370 @@
+import ChimeCore
+import CLinux
+import EventLoop
+import Foundation
+import Glibc
+import Logging
+
+/// How a command run for a button ended.
+enum CommandOutcome: Equatable, Sendable {
+    /// It exited with this status.
+    case exited(Int32)
+    /// A signal ended it (not one Chime sent for its timeout).
+    case signalled(Int32)
+    /// It ran past its timeout and was stopped.
+    case timedOut
+    /// It never ran: the sentence says why.
+    case failedToStart(String)
+}
+
+/// Runs the `Exec=` commands of buttons, from the daemon's loop, without ever waiting.
+///
+/// A command is an argv list run without a shell (`posix_spawnp`: a name without `/` is
+/// looked up in `PATH`). It gets the daemon's environment plus `CHIME_ID`,
+/// `CHIME_ACTION` and `CHIME_USER_INFO` (the userInfo as JSON; left out when it is over
+/// 64 KiB), and on standard input `{"id":…,"action":…,"userInfo":{…}}` and a newline,
+/// then end of file. Its standard
+/// output and error are the daemon's (the journal). It is reaped through a pidfd
+/// watched by the loop, so neither a SIGCHLD handler nor a blocking wait is needed, and
+/// a command that hangs delays nothing else: after its timeout its process group gets
+/// SIGTERM, and SIGKILL 2 seconds later.
+final class CommandRunner {
+    private let loop: EventLoop
+    private let logger: Logger
+    private var running: [pid_t: Child] = [:]
+    private var nextDeliveryID = 0
+    private var deliveries: [Int: Source] = [:]
+
+    /// How long a command has after SIGTERM before SIGKILL.
+    static let killDelayMilliseconds = 2_000
+
+    init(loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    /// The commands started and not yet reaped.
+    var runningCount: Int { running.count }
+
+    /// Starts `argv` for button `action` of notification `id` and returns at once;
+    /// `completion` runs later from the loop (never from inside this call) with the outcome.
+    func run(
+        argv: [String], timeout: TimeInterval, id: String, action: String, userInfoJSON: String,
+        completion: ((CommandOutcome) -> Void)? = nil
+    ) {
+        let context = Context(id: id, action: action, program: argv.first ?? "", completion: completion)
+        guard let program = argv.first, !program.isEmpty else {
+            return failed(context, "The command is empty.")
+        }
+        // A C string ends at the first NUL: such an argument would reach the program cut short.
+        let environment = Self.environment(id: id, action: action, userInfoJSON: userInfoJSON)
+        if argv.contains(where: { $0.utf8.contains(0) }) || environment.contains(where: { $0.utf8.contains(0) }) {
+            return failed(context, "An argument, the id, the action or the userInfo contains a NUL character.")
+        }
+
+        var ends: [Int32] = [-1, -1]
+        guard clinux_pipe_cloexec(&ends) == 0 else {
+            return failed(context, "No pipe for its standard input: \(Self.errorText(errno)).")
+        }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        // Only the daemon's end is non-blocking: the command reads an ordinary blocking stdin.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        let input = Array(Self.input(id: id, action: action, userInfoJSON: userInfoJSON).utf8) + [UInt8(ascii: "\n")]
+        // The JSON is small: it fits the pipe buffer (64 KiB) and is written whole before
+        // the command starts. Anything longer waits for the pipe to drain, from the loop.
+        let written = Self.write(input, from: 0, to: writeEnd)
+
+        var pid: pid_t = 0
+        let status = Self.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid)
+        guard status == 0 else {
+            close(readEnd)
+            close(writeEnd)
+            return failed(context, Self.startFailure(program, status))
+        }
+        let child = Child(pid: pid, context: context)
+        running[pid] = child
+        logger.debug("Action '\(action)' on \(id): started \(program) as process \(pid).")
+        if userInfoJSON.utf8.count > Self.environmentLimit {
+            logger.notice("Action '\(action)' on \(id): the userInfo is too large for CHIME_USER_INFO; \(program) has it on standard input only.")
+        }
+
+        if written < input.count {
+            // The read end stays open here until the input is written, so a command that
+            // exits without reading it cannot raise SIGPIPE in the daemon.
+            child.input = (readEnd, writeEnd, input, written)
+            child.inputSource = loop.watch(fd: writeEnd, events: .writable) { [unowned self, unowned child] _ in
+                self.writeMore(child)
+            }
+        } else {
+            close(readEnd)
+            close(writeEnd)
+        }
+
+        let pidfd = clinux_pidfd_open(pid)
+        if pidfd >= 0 {
+            child.pidfd = pidfd
+            child.exitSource = loop.watch(fd: pidfd, events: .readable) { [unowned self, unowned child] _ in
+                self.reap(child)
+            }
+        } else {
+            // Kernels before 5.3 have no pidfd: ask a few times a second while it runs.
+            logger.debug("pidfd_open failed (\(Self.errorText(errno))); polling for process \(pid) instead.")
+            pollForExit(child)
+        }
+        // Clamped: a year is "never" here, and Int(_:) traps on an infinite interval.
+        let milliseconds = Int((min(max(0, timeout), 366 * 86_400) * 1000).rounded(.up))
+        child.deadline = loop.timeout(afterMilliseconds: milliseconds) { [unowned self, unowned child] in
+            self.timedOut(child, after: timeout)
+        }
+    }
+
+    // MARK: - Input
+
+    /// The JSON on a command's standard input.
+    static func input(id: String, action: String, userInfoJSON: String) -> String {
+        "{\"id\":\(jsonString(id)),\"action\":\(jsonString(action)),\"userInfo\":\(userInfoJSON)}"
+    }
+
+    /// A userInfo dictionary as a JSON object, keys sorted; numbers that JSON cannot
+    /// write (NaN, infinities) become null.
+    static func userInfoJSON(_ info: [String: UserInfoValue]) -> String {
+        let members = info.sorted { $0.key < $1.key }.map { key, value -> String in
+            let text = switch value {
+            case .string(let s): jsonString(s)
+            case .integer(let i): String(i)
+            case .double(let d): d.isFinite ? "\(d)" : "null"
+            case .boolean(let b): b ? "true" : "false"
+            }
+            return "\(jsonString(key)):\(text)"
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private func writeMore(_ child: Child) {
+        guard let input = child.input else { return }
+        let written = Self.write(input.bytes, from: input.written, to: input.writeEnd)
+        child.input?.written = written
+        if written >= input.bytes.count { child.closeInput() }
+    }
+
+    /// Writes what fits without blocking; returns how much of `bytes` is written in all.
+    private static func write(_ bytes: [UInt8], from start: Int, to fd: Int32) -> Int {
+        var offset = start
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                offset += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        return offset
+    }
+
+    // MARK: - Starting
+
+    /// The longest userInfo JSON put in the environment. Linux refuses to start a program
+    /// with one environment string over 128 KiB (MAX_ARG_STRLEN, E2BIG); standard input
+    /// has no limit, so a larger userInfo reaches the command there only.
+    static let environmentLimit = 64 * 1024
+
+    private static func environment(id: String, action: String, userInfoJSON: String) -> [String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHIME_ID"] = id
+        environment["CHIME_ACTION"] = action
+        environment["CHIME_USER_INFO"] = userInfoJSON.utf8.count <= environmentLimit ? userInfoJSON : nil
+        return environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    /// posix_spawnp with a clean slate: stdin from `stdin`, descriptors 3 and up closed,
+    /// every signal unblocked and at its default (the daemon blocks SIGTERM, SIGINT and
+    /// SIGHUP for its signalfd, and a child would inherit that mask), and a process group
+    /// of its own, so a timeout stops whatever the command started too.
+    private static func spawn(program: String, argv: [String], environment: [String], stdin: Int32, pid: inout pid_t) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        clinux_spawn_file_actions_addclosefrom(&actions, 3)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let cEnvironment = environment.map { strdup($0) } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment.forEach { free($0) }
+        }
+        return posix_spawnp(&pid, program, &actions, &attributes, cArguments, cEnvironment)
+    }
+
+    private static func startFailure(_ program: String, _ code: Int32) -> String {
+        switch code {
+        case ENOENT where program.contains("/"):
+            "Cannot run \(program): there is no such file."
+        case ENOENT:
+            "Cannot run \(program): no program of that name is in PATH (\(ProcessInfo.processInfo.environment["PATH"] ?? "unset"))."
+        case EACCES:
+            "Cannot run \(program): permission denied (not executable, or in a directory that cannot be searched)."
+        default:
+            "Cannot run \(program): \(errorText(code))."
+        }
+    }
+
+    private func failed(_ context: Context, _ sentence: String) {
+        logger.error("Action '\(context.action)' on \(context.id): \(sentence)")
+        deliver(context, .failedToStart(sentence))
+    }
+
+    /// Calls the completion from the loop, so callers never see it re-entrantly.
+    private func deliver(_ context: Context, _ outcome: CommandOutcome) {
+        guard let completion = context.completion else { return }
+        nextDeliveryID += 1
+        let token = nextDeliveryID
+        deliveries[token] = loop.timeout(afterMilliseconds: 0) { [unowned self] in
+            self.deliveries[token] = nil
+            completion(outcome)
+        }
+    }
+
+    // MARK: - Ending
+
+    private func reap(_ child: Child) {
+        var status: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(child.pid, &status, WNOHANG) } while result < 0 && errno == EINTR
+        if result == 0 { return }
+        let outcome: CommandOutcome
+        if result < 0 {
+            // Only another waitpid in this process could have taken it: the status is lost.
+            logger.error("Process \(child.pid) (\(child.context.program)) was reaped elsewhere: \(Self.errorText(errno)).")
+            outcome = child.timedOut ? .timedOut : .exited(-1)
+        } else if status & 0x7F == 0 {
+            outcome = child.timedOut ? .timedOut : .exited((status >> 8) & 0xFF)
+        } else {
+            outcome = child.timedOut ? .timedOut : .signalled(status & 0x7F)
+        }
+        finish(child, outcome)
+    }
+
+    private func pollForExit(_ child: Child) {
+        // Held strongly: reaping drops the runner's reference while this still runs.
+        // The cycle through exitSource ends when the child is closed.
+        child.exitSource = loop.timeout(afterMilliseconds: 250) { [unowned self, child] in
+            self.reap(child)
+            if self.running[child.pid] === child { self.pollForExit(child) }
+        }
+    }
+
+    private func timedOut(_ child: Child, after timeout: TimeInterval) {
+        child.timedOut = true
+        logger.warning("Action '\(child.context.action)' on \(child.context.id): \(child.context.program) still runs after its timeout of \(timeout) s; sending SIGTERM.")
+        child.signal(SIGTERM)
+        child.deadline = loop.timeout(afterMilliseconds: Self.killDelayMilliseconds) { [unowned self, unowned child] in
+            self.logger.warning("Action '\(child.context.action)' on \(child.context.id): \(child.context.program) ignored SIGTERM; sending SIGKILL.")
+            child.signal(SIGKILL)
+        }
+    }
+
+    private func finish(_ child: Child, _ outcome: CommandOutcome) {
+        running[child.pid] = nil
+        child.close()
+        let context = child.context
+        let prefix = "Action '\(context.action)' on \(context.id): \(context.program)"
+        switch outcome {
+        case .exited(0):
+            logger.info("\(prefix) exited with status 0.")
+        case .exited(let code):
+            logger.warning("\(prefix) exited with status \(code).")
+        case .signalled(let signal):
+            logger.warning("\(prefix) was ended by signal \(signal) (\(String(cString: strsignal(signal)))).")
+        case .timedOut:
+            logger.warning("\(prefix) was stopped: it ran past its timeout.")
+        case .failedToStart(let sentence):
+            logger.error("\(prefix): \(sentence)")
+        }
+        context.completion?(outcome)
+    }
+
+    private static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}
+
+/// What a run is for: named in its log lines, told how it ended.
+private struct Context {
+    let id: String
+    let action: String
+    let program: String
+    let completion: ((CommandOutcome) -> Void)?
+}
+
+/// One started command, until it is reaped.
+private final class Child {
+    let pid: pid_t
+    let context: Context
+    var pidfd: Int32 = -1
+    var exitSource: Source?
+    var deadline: Source?
+    var input: (readEnd: Int32, writeEnd: Int32, bytes: [UInt8], written: Int)?
+    var inputSource: Source?
+    var timedOut = false
+
+    init(pid: pid_t, context: Context) {
+        self.pid = pid
+        self.context = context
+    }
+
+    /// Signals its process group; the command alone if it has left that group.
+    func signal(_ number: Int32) {
+        if kill(-pid, number) != 0 { kill(pid, number) }
+    }
+
+    func closeInput() {
+        inputSource?.cancel()
+        inputSource = nil
+        if let input {
+            Glibc.close(input.readEnd)
+            Glibc.close(input.writeEnd)
+        }
+        input = nil
+    }
+
+    func close() {
+        closeInput()
+        exitSource?.cancel()
+        exitSource = nil
+        deadline?.cancel()
+        deadline = nil
+        if pidfd >= 0 { Glibc.close(pidfd) }
+        pidfd = -1
+    }
+}

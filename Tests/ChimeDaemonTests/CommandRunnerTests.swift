@@ -1,0 +1,254 @@
+import ChimeCore
+import CLinux
+import EventLoop
+import Foundation
+import Glibc
+import Logging
+import Synchronization
+import Testing
+@testable import ChimeDaemon
+
+/// Keeps what a logger was given, for tests that check a failure is logged.
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var messages: [String] { lines.withLock { $0 } }
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(recorder: self) }
+    }
+
+    func contains(_ text: String) -> Bool { messages.contains { $0.contains(text) } }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            recorder.lines.withLock { $0.append("\(event.level): \(event.message)") }
+        }
+    }
+}
+
+struct CommandRunnerTests {
+    /// A loop, a runner on it and a scratch directory, for one test.
+    final class Harness {
+        let loop = EventLoop()
+        let log = LogRecorder()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-runner-\(UUID().uuidString)")
+        private(set) var runner: CommandRunner!
+        private var completed = 0
+
+        init() throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            runner = CommandRunner(loop: loop, logger: log.logger)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+        func read(_ name: String) throws -> String { try String(contentsOfFile: file(name), encoding: .utf8) }
+
+        /// Starts a command; the outcome lands in the returned box once the loop runs.
+        func start(_ argv: [String], timeout: TimeInterval = 30, id: String = "n1", action: String = "act",
+                   userInfoJSON: String = "{}") -> Box {
+            let box = Box()
+            runner.run(argv: argv, timeout: timeout, id: id, action: action, userInfoJSON: userInfoJSON) { [unowned self] outcome in
+                self.completed += 1
+                box.outcome = outcome
+                box.order = self.completed
+            }
+            return box
+        }
+
+        /// Runs the loop until `done` holds (at most 30 s).
+        func drive(until done: () -> Bool) throws {
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while !done() {
+                guard Date() < deadline else { throw CancellationError() }
+                try loop.runOnce(timeoutMilliseconds: 1_000)
+            }
+        }
+
+        func run(_ argv: [String], timeout: TimeInterval = 30, id: String = "n1", action: String = "act",
+                 userInfoJSON: String = "{}") throws -> CommandOutcome {
+            let box = start(argv, timeout: timeout, id: id, action: action, userInfoJSON: userInfoJSON)
+            try drive { box.outcome != nil }
+            return box.outcome!
+        }
+    }
+
+    final class Box {
+        var outcome: CommandOutcome?
+        var order = 0
+    }
+
+    @Test func theCommandGetsTheEnvironmentAndTheJSONOnStandardInput() throws {
+        let harness = try Harness()
+        let userInfo: [String: UserInfoValue] = ["plant": .string("fern \"big\""), "count": .integer(3), "ok": .boolean(true)]
+        let json = CommandRunner.userInfoJSON(userInfo)
+        let script = #"printf '%s\n%s\n%s\n' "$CHIME_ID" "$CHIME_ACTION" "$CHIME_USER_INFO" > "$1"; cat >> "$1""#
+        let outcome = try harness.run(["/bin/sh", "-c", script, "sh", harness.file("out")],
+                                      id: "abc123", action: "water", userInfoJSON: json)
+        #expect(outcome == .exited(0))
+
+        let lines = try harness.read("out").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "abc123")
+        #expect(lines[1] == "water")
+        #expect(lines[2] == json)
+        let input = try #require(JSONSerialization.jsonObject(with: Data(lines[3].utf8)) as? [String: Any])
+        #expect(input["id"] as? String == "abc123")
+        #expect(input["action"] as? String == "water")
+        let info = try #require(input["userInfo"] as? [String: Any])
+        #expect(info["plant"] as? String == "fern \"big\"")
+        #expect(info["count"] as? Int == 3)
+        #expect(info["ok"] as? Bool == true)
+        #expect(lines.count == 5 && lines[4].isEmpty, "one line of JSON, then end of file")
+        #expect(harness.log.contains("exited with status 0"))
+    }
+
+    @Test func theExitStatusIsReportedAndLogged() throws {
+        let harness = try Harness()
+        #expect(try harness.run(["/bin/sh", "-c", "exit 3"]) == .exited(3))
+        #expect(harness.log.contains("warning: Action 'act' on n1: /bin/sh exited with status 3."))
+        #expect(try harness.run(["sh", "-c", "kill -USR1 $$"]) == .signalled(SIGUSR1))
+        #expect(harness.runner.runningCount == 0)
+    }
+
+    @Test func aCommandPastItsTimeoutIsStoppedAndGone() throws {
+        let harness = try Harness()
+        let started = Date()
+        let script = "sleep 30 & echo $$ $! > \"$1\"; wait"
+        let outcome = try harness.run(["/bin/sh", "-c", script, "sh", harness.file("pids")], timeout: 0.3)
+        #expect(outcome == .timedOut)
+        #expect(Date().timeIntervalSince(started) < 10)
+        // The command is reaped, and what it started (its process group) was stopped too.
+        let pids = try harness.read("pids").split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+        try #require(pids.count == 2)
+        #expect(kill(pids[0], 0) == -1 && errno == ESRCH)
+        #expect(Self.awaitExit(pids[1]))
+        #expect(harness.log.contains("still runs after its timeout"))
+    }
+
+    /// Waits (at most 10 s) until `pid` has ended: a signal sent to it takes effect
+    /// when it next runs, and a pidfd turns readable once it has exited.
+    static func awaitExit(_ pid: pid_t) -> Bool {
+        let fd = clinux_pidfd_open(pid)
+        if fd < 0 { return errno == ESRCH }
+        defer { close(fd) }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 10_000) == 1
+    }
+
+    @Test func aCommandIgnoringSIGTERMIsKilled() throws {
+        let harness = try Harness()
+        let script = "trap '' TERM; echo $$ > \"$1\"; while :; do sleep 1; done"
+        let started = Date()
+        let outcome = try harness.run(["/bin/sh", "-c", script, "sh", harness.file("pid")], timeout: 0.2)
+        #expect(outcome == .timedOut)
+        #expect(Date().timeIntervalSince(started) >= 2)
+        let pid = try #require(pid_t(harness.read("pid").trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, 0) == -1 && errno == ESRCH)
+        #expect(harness.log.contains("sending SIGKILL"))
+    }
+
+    @Test func aMissingProgramFailsToStartWithASentenceAndNothingElseBreaks() throws {
+        let harness = try Harness()
+        let byName = try harness.run(["chime-no-such-program-\(UUID().uuidString)"])
+        guard case .failedToStart(let sentence) = byName else {
+            Issue.record("Expected failedToStart, got \(byName)")
+            return
+        }
+        #expect(sentence.contains("no program of that name is in PATH"))
+        #expect(harness.log.contains("error: Action 'act' on n1: \(sentence)"))
+
+        let byPath = try harness.run(["/nonexistent/chime-handler"])
+        #expect(byPath == .failedToStart("Cannot run /nonexistent/chime-handler: there is no such file."))
+        #expect(try harness.run([]) == .failedToStart("The command is empty."))
+        #expect(try harness.run(["/bin/true"]) == .exited(0))
+    }
+
+    @Test func twoRunsAtOnceBothCompleteAndAHangingOneDelaysNothing() throws {
+        let harness = try Harness()
+        let slow = harness.start(["/bin/sh", "-c", "sleep 30"], timeout: 1)
+        let quick = harness.start(["/bin/sh", "-c", "exit 4"])
+        try harness.drive { quick.outcome != nil }
+        #expect(quick.outcome == .exited(4))
+        #expect(slow.outcome == nil)
+        #expect(harness.runner.runningCount == 1)
+        try harness.drive { slow.outcome != nil }
+        #expect(slow.outcome == .timedOut)
+        #expect(quick.order < slow.order)
+    }
+
+    @Test func theCommandHasNoSignalBlocked() throws {
+        let harness = try Harness()
+        // As in chimed, which blocks these for its signalfd; a child inherits the mask.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&blocked, signal) }
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+
+        // grep reads its own status: the shell's own mask changes while it forks and waits.
+        let script = "exec grep -E 'SigBlk|SigIgn' /proc/self/status > \"$1\""
+        let outcome = try harness.run(["/bin/sh", "-c", script, "sh", harness.file("status")])
+        #expect(outcome == .exited(0))
+        let status = try harness.read("status")
+        #expect(status.contains("SigBlk:\t0000000000000000"), "\(status)")
+        // Nothing from the daemon ignored either. glibc's posix_spawn leaves its own two
+        // internal signals (32 and 33) ignored, and the program's glibc takes them back.
+        let ignored = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+            .flatMap { UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+        #expect(ignored.map { $0 & 0x7FFF_FFFF } == 0, "\(status)")
+    }
+
+    @Test func descriptorsOpenedWithoutCloseOnExecAreClosedInTheCommand() throws {
+        let harness = try Harness()
+        let leaked = open("/dev/null", O_RDONLY)
+        try #require(leaked > 2)
+        defer { close(leaked) }
+        #expect(try harness.run(["/bin/sh", "-c", "test -e /proc/$$/fd/\(leaked)"]) == .exited(1))
+        #expect(try harness.run(["/bin/sh", "-c", "test -e /proc/$$/fd/0"]) == .exited(0))
+    }
+
+    @Test func inputLargerThanThePipeIsWrittenWhole() throws {
+        let harness = try Harness()
+        let big = String(repeating: "x", count: 300_000)
+        let json = CommandRunner.userInfoJSON(["big": .string(big)])
+        let outcome = try harness.run(["/bin/sh", "-c", "cat > \"$1\"", "sh", harness.file("in")], userInfoJSON: json)
+        #expect(outcome == .exited(0))
+        #expect(try harness.read("in") == CommandRunner.input(id: "n1", action: "act", userInfoJSON: json) + "\n")
+    }
+
+    @Test func aUserInfoTooLargeForTheEnvironmentReachesStandardInputOnly() throws {
+        let harness = try Harness()
+        let json = CommandRunner.userInfoJSON(["big": .string(String(repeating: "z", count: 200_000))])
+        let script = #"printf '%s' "${CHIME_USER_INFO-unset}" > "$1""#
+        #expect(try harness.run(["/bin/sh", "-c", script, "sh", harness.file("env")], userInfoJSON: json) == .exited(0))
+        #expect(try harness.read("env") == "unset")
+    }
+
+    @Test func aCommandThatReadsNoneOfALargeInputDoesNotHurtTheDaemon() throws {
+        let harness = try Harness()
+        let json = CommandRunner.userInfoJSON(["big": .string(String(repeating: "y", count: 300_000))])
+        #expect(try harness.run(["/bin/true"], userInfoJSON: json) == .exited(0))
+        #expect(try harness.run(["/bin/sh", "-c", "exit 5"]) == .exited(5))
+    }
+
+    @Test func userInfoBecomesAJSONObject() {
+        let json = CommandRunner.userInfoJSON([
+            "s": .string("a\"b\\c\n\u{1}é"), "i": .integer(-7), "d": .double(0.5), "n": .double(.nan), "b": .boolean(false),
+        ])
+        #expect(json == #"{"b":false,"d":0.5,"i":-7,"n":null,"s":"a\"b\\c\n\u0001é"}"#)
+        #expect(CommandRunner.input(id: "i\"d", action: "a", userInfoJSON: "{}") == #"{"id":"i\"d","action":"a","userInfo":{}}"#)
+    }
+}

@@ -1,0 +1,251 @@
+import ChimeCore
+import Foundation
+import Testing
+@testable import ChimeDaemon
+
+struct ConfigTests {
+    /// A fresh directory per test, removed with it.
+    final class Directory {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("chime-config-\(UUID().uuidString)")
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: url) }
+
+        func write(_ text: String) throws -> URL {
+            let file = url.appendingPathComponent("config")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            return file
+        }
+    }
+
+    private func load(_ text: String) throws -> Result<Config, ConfigError> {
+        let directory = try Directory()
+        return Config.load(from: try directory.write(text))
+    }
+
+    private func error(_ text: String) throws -> ConfigError {
+        let result = try load(text)
+        guard case .failure(let error) = result else {
+            Issue.record("Expected an error, got \(result)")
+            throw CancellationError()
+        }
+        return error
+    }
+
+    static let example = """
+        [Category todo]
+        Actions=complete;snooze;log;
+
+        [Action snooze]
+        Label=Snooze 5 minutes
+        Snooze=5m
+
+        [Action log]
+        Label=Log it
+        Exec=/usr/bin/logger;-t;chime;pressed
+        Timeout=10s
+        """
+
+    @Test func readsTheDocumentedExample() throws {
+        let config = try load(Self.example).get()
+        #expect(config.categories["todo"] == Category(name: "todo", actions: [
+            ActionDefinition(key: "complete", label: "Complete", handler: .complete),
+            ActionDefinition(key: "snooze", label: "Snooze 5 minutes", handler: .snooze(300)),
+            ActionDefinition(key: "log", label: "Log it", handler: .command(["/usr/bin/logger", "-t", "chime", "pressed"], timeout: 10)),
+        ]))
+        #expect(config.categories["reminder"] == .reminder)
+        #expect(config.categories.count == 2)
+    }
+
+    @Test func announceOnlyActionsDefaultTimeoutEscapesAndComments() throws {
+        let config = try load("""
+            # Buttons for the kettle.
+            [Category kettle]
+            Actions = remind ; open ; brew
+
+            [Action open]
+            Label=Open the app
+
+            [Action brew]
+            Label=Brew
+            Exec=brew;--note;a\\;b;
+            """).get()
+        #expect(config.categories["kettle"]?.actions == [
+            ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(1800)),
+            ActionDefinition(key: "open", label: "Open the app", handler: .announce),
+            ActionDefinition(key: "brew", label: "Brew", handler: .command(["brew", "--note", "a;b"], timeout: 30)),
+        ])
+    }
+
+    @Test func aCategoryWithoutActionsHasNoButtons() throws {
+        let config = try load("[Category quiet]\n\n[Category empty]\nActions=\n").get()
+        #expect(config.categories["quiet"] == Category(name: "quiet", actions: []))
+        #expect(config.categories["empty"] == Category(name: "empty", actions: []))
+    }
+
+    @Test func aMissingFileMeansTheBuiltInCategories() throws {
+        let directory = try Directory()
+        let config = try Config.load(from: directory.url.appendingPathComponent("chime/config")).get()
+        #expect(config.categories == Category.builtIn)
+    }
+
+    @Test func anUnreadableFileIsAnError() throws {
+        let directory = try Directory()
+        // A directory where the file should be cannot be read as one, even by root.
+        let error = try #require(Config.load(from: directory.url).failure)
+        #expect(error.path == directory.url.path)
+        #expect(error.line == nil)
+        #expect(error.message.hasPrefix("The config cannot be read"))
+    }
+
+    @Test func theReminderCategoryCanBeRedefined() throws {
+        let config = try load("""
+            [Category reminder]
+            Actions=complete;later;
+
+            [Action later]
+            Label=Later
+            Snooze=2h
+            """).get()
+        #expect(config.categories["reminder"] == Category(name: "reminder", actions: [
+            ActionDefinition(key: "complete", label: "Complete", handler: .complete),
+            ActionDefinition(key: "later", label: "Later", handler: .snooze(7200)),
+        ]))
+    }
+
+    // MARK: - Syntax errors, with the line GLib does not give
+
+    @Test func aLineThatIsNoKeyFileLineIsReportedWithItsNumber() throws {
+        let error = try error("""
+            [Category todo]
+            Actions=complete;
+
+            this line is not a key
+            [Action x]
+            """)
+        #expect(error.line == 4)
+        #expect(error.message.contains("this line is not a key"))
+        #expect(error.description.hasSuffix(":4: \(error.message)"))
+    }
+
+    @Test func aKeyBeforeAnyGroupIsReportedWithItsNumber() throws {
+        let error = try error("# comment\n\nActions=complete\n[Category todo]\n")
+        #expect(error.line == 3)
+    }
+
+    @Test func aBrokenGroupHeaderIsReportedWithItsNumber() throws {
+        let error = try error("[Category todo]\nActions=complete\n[Action x\nLabel=X\n")
+        #expect(error.line == 3)
+    }
+
+    // MARK: - Errors of meaning name the group, the key and the line
+
+    @Test func anUnknownActionInActions() throws {
+        let error = try error("""
+            [Action snooze]
+            Label=Snooze
+            Snooze=5m
+
+            [Category todo]
+            Actions=complete;snoze;
+            """)
+        #expect(error.line == 6)
+        #expect(error.message.contains("[Category todo]"))
+        #expect(error.message.contains("Actions"))
+        #expect(error.message.contains("'snoze'"))
+    }
+
+    @Test func aMissingLabel() throws {
+        let error = try error("[Category todo]\nActions=x\n\n[Action x]\nSnooze=5m\n")
+        #expect(error.line == 4)
+        #expect(error.message.contains("[Action x]"))
+        #expect(error.message.contains("Label is missing"))
+    }
+
+    @Test func anEmptyLabel() throws {
+        let error = try error("[Action x]\nLabel=  \n")
+        #expect(error.line == 2)
+        #expect(error.message.contains("Label is empty"))
+    }
+
+    @Test func aSnoozeThatIsNoDuration() throws {
+        let error = try error("[Action x]\nLabel=X\nSnooze=five minutes\n")
+        #expect(error.line == 3)
+        #expect(error.message.contains("[Action x]"))
+        #expect(error.message.contains("Snooze"))
+        #expect(error.message.contains("is not a duration"))
+    }
+
+    @Test func bothSnoozeAndExec() throws {
+        let error = try error("[Action x]\nLabel=X\nSnooze=5m\nExec=/bin/true\n")
+        #expect(error.line == 4)
+        #expect(error.message.contains("not both"))
+    }
+
+    @Test func anEmptyExec() throws {
+        for exec in ["Exec=", "Exec=;", "Exec=;arg"] {
+            let error = try error("[Action x]\nLabel=X\n\(exec)\n")
+            #expect(error.line == 3, "\(exec)")
+            #expect(error.message.contains("Exec is empty"), "\(exec)")
+        }
+    }
+
+    @Test func aTimeoutThatIsNoDurationOrHasNoExec() throws {
+        let bad = try error("[Action x]\nLabel=X\nExec=/bin/true\nTimeout=0s\n")
+        #expect(bad.line == 4)
+        #expect(bad.message.contains("Timeout"))
+        let alone = try error("[Action x]\nLabel=X\nTimeout=5s\n")
+        #expect(alone.line == 3)
+        #expect(alone.message.contains("needs Exec"))
+    }
+
+    @Test func anEmptyCategoryOrActionName() throws {
+        let category = try error("[Action x]\nLabel=X\n[Category ]\nActions=x\n")
+        #expect(category.line == 3)
+        #expect(category.message.contains("category name is empty"))
+        let action = try error("[Category todo]\nActions=complete\n[Action]\nLabel=X\n")
+        #expect(action.line == 3)
+        #expect(action.message.contains("action name is empty"))
+    }
+
+    @Test func unknownGroupsAndKeysAreErrors() throws {
+        let group = try error("[Category todo]\nActions=complete\n[Catgory x]\n")
+        #expect(group.line == 3)
+        #expect(group.message.contains("[Catgory x]"))
+        let key = try error("[Action x]\nLabel=X\nLable=Y\n")
+        #expect(key.line == 3)
+        #expect(key.message.contains("'Lable'"))
+    }
+
+    @Test func builtInAndDefaultKeysCannotBeRedefined() throws {
+        let builtIn = try error("[Action complete]\nLabel=Done\n")
+        #expect(builtIn.line == 1)
+        #expect(builtIn.message.contains("built-in"))
+        let listed = try error("[Category todo]\nActions=default;\n")
+        #expect(listed.line == 2)
+        #expect(listed.message.contains("'default'"))
+    }
+
+    @Test func theFirstErrorInTheFileIsReported() throws {
+        let error = try error("""
+            [Category todo]
+            Actions=nothing;
+
+            [Action x]
+            Label=X
+            Snooze=soon
+            """)
+        #expect(error.line == 2)
+    }
+
+    @Test func aCategoryListingABrokenActionReportsOnlyTheAction() throws {
+        let error = try error("[Action x]\nLabel=X\nSnooze=soon\n[Category todo]\nActions=x\n")
+        #expect(error.line == 3)
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
