@@ -36,6 +36,20 @@ public final class Daemon {
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/chime")
     }
 
+    /// Reads the user's config (at start and on SIGHUP); a broken one leaves the last good
+    /// one in force.
+    private func loadConfig() {
+        guard let service else { return }
+        let url = Config.defaultURL
+        switch Config.load(from: url) {
+        case .success(let config):
+            service.categories = config.categories
+            logger.info("Config \(url.path): \(config.categories.count) categories.")
+        case .failure(let error):
+            logger.error("\(error) Keeping the last good config.")
+        }
+    }
+
     /// Runs until SIGTERM, SIGINT or the end of the session; returns the exit status.
     public func run() -> Int32 {
         // The schedule is private: the data directory 0700, its files 0600.
@@ -48,7 +62,7 @@ public final class Daemon {
             }
             signalWatcher = try SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
                 if signal == SIGHUP {
-                    self.logger.info("SIGHUP: nothing to reload yet.")
+                    self.loadConfig()
                 } else {
                     self.logger.info("Signal \(signal): exiting.")
                     self.loop.stop()
@@ -77,8 +91,9 @@ public final class Daemon {
             let scheduler = Scheduler(store: store, server: server, logger: logger)
             let commits = CommitQueue(store: store, loop: loop)
             let service = SchedulerService(connection: connection, server: server, store: store, scheduler: scheduler,
-                                           commits: commits, logger: logger)
+                                           commits: commits, commands: CommandRunner(loop: loop, logger: logger), logger: logger)
             self.service = service
+            loadConfig()
             registration = try connection.export([service.interface], at: SchedulerService.path)
             try server.start()
             try scheduler.start(loop: loop)

@@ -91,6 +91,9 @@ enum NotificationEncoding {
         "{" + entries.map { quote($0.0) + ":" + json($0.1) }.joined(separator: ",") + "}"
     }
 
+    /// One value as JSON (a dictionary becomes an object).
+    static func jsonText(_ value: Value) -> String { json(value) }
+
     private static func json(_ value: Value) -> String {
         switch value.unwrapped {
         case .string(let s): return quote(s)

@@ -24,13 +24,17 @@ final class SchedulerService {
     /// Alerts on screen (or waiting for a server), by Chime id: their userInfo goes out
     /// with every action.
     private var presented: [String: Alert] = [:]
-    /// Named sets of buttons and their handlers.
-    private var categories = Category.builtIn
+    /// Named sets of buttons and their handlers: the built-in ones and the user's config.
+    var categories = Category.builtIn
+    private let commands: CommandRunner
+    private let launcher: AppLauncher
     static let launcherEntry = InterfaceName(rawValue: "com.canonical.Unity.LauncherEntry")!
 
     init(connection: Connection, server: NotificationServer, store: Store, scheduler: Scheduler, commits: CommitQueue,
-         logger: Logger, now: @escaping () -> Date = Date.init) {
+         commands: CommandRunner, logger: Logger, now: @escaping () -> Date = Date.init) {
         self.connection = connection
+        self.commands = commands
+        self.launcher = AppLauncher(connection: connection, logger: logger)
         self.server = server
         self.store = store
         self.scheduler = scheduler
@@ -339,14 +343,23 @@ final class SchedulerService {
         logger.info("Action '\(key)' on \(id).")
         let alert = (try? alert(for: id)) ?? nil
         emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(alert?.userInfo ?? [:])])
-        guard let alert, let name = alert.category,
-              let definition = categories[name]?.actions.first(where: { $0.key == key }) else { return }
+        guard let alert else { return }
+        // A click on the notification itself opens its app, as iOS launches the app with
+        // the notification in its launch options.
+        if key == Action.defaultKey, let entry = alert.desktopEntry {
+            launcher.open(desktopEntry: entry, id: id, userInfo: alert.userInfo)
+            return
+        }
+        guard let name = alert.category, let definition = categories[name]?.actions.first(where: { $0.key == key }) else { return }
         switch definition.handler {
         case .complete:
             complete(id, alert: alert)
         case .snooze(let seconds):
             snooze(id, alert: alert, by: seconds)
-        case .command, .announce:
+        case .command(let argv, let timeout):
+            commands.run(argv: argv, timeout: timeout, id: id, action: key,
+                         userInfoJSON: NotificationEncoding.jsonText(NotificationEncoding.userInfo(alert.userInfo)))
+        case .announce:
             break
         }
     }

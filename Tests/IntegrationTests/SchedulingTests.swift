@@ -47,7 +47,7 @@ struct SchedulingTests {
         let session = try TestSession()
         let id = try add(session, "Survivor", "--in", "4s")
         let pid = try session.daemonPID()
-        kill(pid, SIGKILL)
+        try session.killDaemon()
 
         // The next call starts a new chimed through activation.
         let list = try session.run(["chime", "list"])
@@ -63,7 +63,7 @@ struct SchedulingTests {
         let session = try TestSession()
         let id = try add(session, "Missed", "while off", "--in", "1s")
         let due = Date().addingTimeInterval(1)
-        kill(try session.daemonPID(), SIGTERM)
+        try session.killDaemon(signal: SIGTERM)
         // Time has to pass for a notification to be missed: there is no event to await.
         Thread.sleep(until: due.addingTimeInterval(4))
 
@@ -230,7 +230,7 @@ struct RestartTests {
             #expect(try session.run(["chime", "add", title, "--in", "1s"]).status == 0)
         }
         let due = Date().addingTimeInterval(1)
-        kill(try session.daemonPID(), SIGTERM)
+        try session.killDaemon(signal: SIGTERM)
         // Time has to pass for notifications to be missed.
         Thread.sleep(until: due.addingTimeInterval(3))
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
@@ -246,7 +246,7 @@ struct RestartTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let zoned = try session.run(["chime", "add", "Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        kill(try session.daemonPID(), SIGKILL)
+        try session.killDaemon()
 
         // The machine moved to Tokyo while chimed was down.
         var env = session.environment

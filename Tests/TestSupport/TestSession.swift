@@ -143,6 +143,22 @@ public final class TestSession {
         guard result.status == 0 else { throw TestFailure.failed("EmitSignal failed: \(result)") }
     }
 
+    /// Kills chimed and waits until the bus has noticed (its name has no owner), so the
+    /// next call starts a new one instead of going to the dead one.
+    public func killDaemon(signal: Int32 = SIGKILL) throws {
+        let pid = try daemonPID()
+        kill(pid, signal)
+        let deadline = Date(timeIntervalSinceNow: 30)
+        // The bus offers no "wait until gone"; ask it at a short interval.
+        while Date() < deadline {
+            let owned = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                 "--method", "org.freedesktop.DBus.NameHasOwner", "io.github.chime.Chime"])
+            if owned.stdout.contains("false") { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw TestFailure.timeout("chimed \(pid) still owns its name after signal \(signal)")
+    }
+
     /// The pid of the running chimed.
     public func daemonPID() throws -> pid_t {
         let text = try pid(of: "io.github.chime.Chime")

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The user's config file, read by the real chimed: categories, snooze durations, commands.
+@Suite(.timeLimit(.minutes(5)))
+struct ConfigFileTests {
+    func writeConfig(_ session: TestSession, _ text: String) throws {
+        let directory = session.directory.appendingPathComponent("config/chime")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try text.write(to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+    }
+
+    /// Waits for a file a command writes; nothing announces it, so this looks again briefly.
+    func waitForFile(_ url: URL, containing text: String) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            if let content = try? String(contentsOf: url, encoding: .utf8), content.contains(text) { return content }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestFailure.timeout("\(url.path) with \(text)")
+    }
+
+    @Test func configuredCommandGetsIdActionAndUserInfo() throws {
+        let session = try TestSession()
+        let output = session.directory.appendingPathComponent("pressed.txt")
+        try writeConfig(session, """
+            # The handler is the user's own program; this one records what it got.
+            [Category todo]
+            Actions=complete;log;
+
+            [Action log]
+            Label=Log it
+            Exec=/bin/sh;-c;env | grep ^CHIME_ > \(output.path) && cat >> \(output.path) && echo done >> \(output.path)
+            Timeout=10s
+            """)
+        let sent = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                    "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.PresentNow",
+                                    "{'title': <'Invoice'>, 'category': <'todo'>, 'userInfo': <{'invoice': <int64 42>}>}"])
+        let id = try #require(sent.stdout.split(separator: "'").dropFirst().first.map(String.init))
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<['complete', 'Complete', 'log', 'Log it']>"), "\(call)")
+
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'log'>]")
+        let content: String
+        do { content = try waitForFile(output, containing: "done") } catch {
+            Issue.record("daemon log: \(session.daemonLog)")
+            throw error
+        }
+        #expect(content.contains("CHIME_ID=\(id)"))
+        #expect(content.contains("CHIME_ACTION=log"))
+        #expect(content.contains("CHIME_USER_INFO={\"invoice\":42}"))
+        #expect(content.contains("{\"id\":\"\(id)\",\"action\":\"log\",\"userInfo\":{\"invoice\":42}}"), "\(content)")
+    }
+
+    @Test func configuredSnoozeFiresAgainAfterItsDuration() throws {
+        let session = try TestSession()
+        try writeConfig(session, """
+            [Category quick]
+            Actions=soon;
+
+            [Action soon]
+            Label=Again in 2 s
+            Snooze=2s
+            """)
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.run(["chime", "notify", "-p", "-c", "quick", "Kettle"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'soon'>]")
+        let fired = try monitor.waitForLine(containing: "'origin': <'\(id)'>")
+        #expect(fired.contains("Fired ("), "\(fired)")
+        let calls = try session.waitForNotifyCalls(2)
+        #expect(calls[1].contains("<'Kettle'>"))
+        #expect(calls[1].contains("<['soon', 'Again in 2 s']>"))
+    }
+
+    @Test func brokenConfigIsLoggedWithItsLineAndTheLastGoodOneKept() throws {
+        let session = try TestSession()
+        try writeConfig(session, """
+            [Category todo]
+            Actions=complete;
+            """)
+        #expect(try session.run(["chime", "list"]).status == 0)
+        try writeConfig(session, """
+            [Category todo]
+            Actions=complete;
+            this line is not a key
+            """)
+        let pid = try session.daemonPID()
+        kill(pid, SIGHUP)
+        // The reload is logged; the daemon carries on with the old categories.
+        _ = try waitForLog(session, containing: "config:3:")
+        #expect(try session.daemonPID() == pid)
+        #expect(try session.run(["chime", "notify", "-c", "todo", "Still works"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<['complete', 'Complete']>"), "\(call)")
+    }
+
+    @Test func unknownCategoryStillShows() throws {
+        let session = try TestSession()
+        #expect(try session.run(["chime", "notify", "-c", "email.arrived", "Mail"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Mail'>"))
+        #expect(call.contains("'category': <'email.arrived'>"))
+    }
+
+    func waitForLog(_ session: TestSession, containing text: String) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            if session.daemonLog.contains(text) { return session.daemonLog }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestFailure.timeout("log line with \(text); log: \(session.daemonLog)")
+    }
+}
