@@ -25,6 +25,11 @@ let package = Package(
             pkgConfig: "gio-unix-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        .systemLibrary(
+            name: "CCanberra",
+            pkgConfig: "libcanberra",
+            providers: [.apt(["libcanberra-dev"])]
+        ),
         .target(name: "CLinux"),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
@@ -38,7 +43,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "CGLib",
+                "DBus", "EventLoop", "ChimeCore", "CGLib", "CCanberra",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),

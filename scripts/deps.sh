@@ -13,7 +13,7 @@ usage() {
 # both exist in bookworm, and are what provide /usr/bin/dbus-daemon and
 # /usr/bin/dbus-send without pulling in the system bus service.
 # GRDB links the system SQLite.
-build_pkgs=(libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
+build_pkgs=(libcanberra-dev libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
 test_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils)
 # at: the peer the scheduling throughput is compared with.

@@ -95,6 +95,7 @@ public final class Daemon {
             self.service = service
             loadConfig()
             registration = try connection.export([service.interface], at: SchedulerService.path)
+            server.sounds = SoundPlayer(logger: logger)
             try server.start()
             try scheduler.start(loop: loop)
             logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")

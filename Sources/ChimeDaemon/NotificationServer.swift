@@ -37,6 +37,9 @@ final class NotificationServer {
     /// Alerts waiting for a server (or for its capabilities), in arrival order.
     private var pending: [(id: String, alert: Alert)] = []
 
+    /// Plays sounds the server cannot: set when libcanberra is there.
+    var sounds: SoundPlayer?
+
     /// A button was pressed: Chime id and action key.
     var onAction: (String, String) -> Void = { _, _ in }
     /// A notification left the screen: Chime id and the server's reason code.
@@ -155,6 +158,9 @@ final class NotificationServer {
             logger.error("Cannot build Notify for \(id): \(error)")
             return
         }
+        // A server without the sound capability ignores the hints; play it here, and
+        // only here, so it never sounds twice.
+        if !capabilities.contains("sound") { sounds?.play(alert.sound, for: id) }
         let expected = generation
         connection.call(message, timeoutMilliseconds: 10_000) { [unowned self] result in
             switch result {

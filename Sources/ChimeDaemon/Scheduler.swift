@@ -124,79 +124,80 @@ final class Scheduler {
     }
 
     private func fire(_ ids: [String], at instant: Date) {
-        let notifications: [ScheduledNotification]
-        do { notifications = try store.notifications(ids: ids) } catch {
-            logger.error("Cannot read due notifications: \(error)")
-            return
-        }
-        var shown: [(ScheduledNotification, TimeInterval)] = []
-        var dropped: [(ScheduledNotification, TimeInterval)] = []
-        var updates: [(id: String, index: Int, next: Date?)] = []
         let zone = TimeZone.current
-        for notification in notifications.sorted(by: { ($0.nextFire ?? instant, $0.id) < ($1.nextFire ?? instant, $1.id) }) {
+        var shown: [(ScheduledNotification, TimeInterval)] = []
+        var late: [(ScheduledNotification, TimeInterval)] = []
+        var dropped: [(ScheduledNotification, TimeInterval)] = []
+        // Read, decide and show one at a time, in due order: the first Notify of a batch
+        // does not wait for the rest of the batch to be read.
+        for id in ids {
+            let notification: ScheduledNotification
+            do {
+                guard let found = try store.notifications(ids: [id]).first else { continue }
+                notification = found
+            } catch {
+                logger.error("Cannot read due notification \(id): \(error)")
+                continue
+            }
             guard let dueDate = notification.nextFire else { continue }
             let decision = MissedFire.decide(rule: notification.rule, due: dueDate, now: instant,
                                              lateLimit: notification.lateLimit, systemZone: zone)
-            let next: Date?
+            var advanced = notification
+            let lateBy: TimeInterval
             switch decision {
             case .wait:
                 continue
-            case .fire(let lateBy, let following):
-                shown.append((notification, lateBy))
-                next = following
-            case .drop(let lateBy, let following):
-                dropped.append((notification, lateBy))
-                logger.notice("Dropped \(notification.id): \(Int(lateBy)) s late, past its limit.")
-                next = following
+            case .fire(let by, let following):
+                lateBy = by
+                advanced.nextFire = following
+                advanced.lastFired = instant
+                advanced.fireCount += 1
+            case .drop(let by, let following):
+                lateBy = by
+                advanced.nextFire = following
+                logger.notice("Dropped \(id): \(Int(by)) s late, past its limit.")
             }
-            let index = next.flatMap { notification.rule.firstOccurrence(onOrAfter: $0, systemZone: zone)?.index } ?? notification.nextIndex + 1
-            updates.append((notification.id, index, next))
+            advanced.nextIndex = advanced.nextFire.flatMap { notification.rule.firstOccurrence(onOrAfter: $0, systemZone: zone)?.index }
+                ?? notification.nextIndex + 1
+            advanced.state = advanced.nextFire == nil ? .done : .scheduled
+            if case .drop = decision {
+                dropped.append((advanced, lateBy))
+            } else if lateBy > Self.lateThreshold {
+                late.append((advanced, lateBy))
+            } else {
+                server.present(expand(notification.alert), id: id)
+                shown.append((advanced, lateBy))
+            }
         }
-        // Shown first, recorded after: the fsync is not on the way to the screen. A crash
-        // in between shows it once more after the restart, which beats not at all.
-        present(shown)
+        presentLate(late)
+        shown += late
+        // Recorded after showing: the fsync is not on the way to the screen. A crash in
+        // between shows it once more after the restart, which beats not at all.
         do {
             try store.write { db in
-                for update in updates {
-                    let fired = shown.contains { $0.0.id == update.id }
-                    try store.recordFiring(id: update.id, at: fired ? instant : nil, nextIndex: update.index, nextFire: update.next, in: db)
+                for (notification, _) in shown + dropped {
+                    try store.recordFiring(id: notification.id, at: notification.lastFired == instant ? instant : nil,
+                                           nextIndex: notification.nextIndex, nextFire: notification.nextFire, in: db)
                 }
             }
         } catch {
             logger.error("Cannot record firings: \(error)")
         }
-        // What callers hear about (Fired) is the notification as it is now stored.
-        func updated(_ item: (ScheduledNotification, TimeInterval), fired: Bool) -> (ScheduledNotification, TimeInterval) {
-            var notification = item.0
-            guard let update = updates.first(where: { $0.id == notification.id }) else { return item }
-            if fired {
-                notification.lastFired = instant
-                notification.fireCount += 1
-            }
-            notification.nextIndex = update.index
-            notification.nextFire = update.next
-            notification.state = update.next == nil ? .done : .scheduled
-            return (notification, item.1)
-        }
-        shown = shown.map { updated($0, fired: true) }
-        dropped = dropped.map { updated($0, fired: false) }
-        for update in updates {
-            dueTimes[update.id] = update.next
-            if let next = update.next {
-                heap.insert(Due(date: next, id: update.id))
+        for (notification, _) in shown + dropped {
+            dueTimes[notification.id] = notification.nextFire
+            if let next = notification.nextFire {
+                heap.insert(Due(date: next, id: notification.id))
             } else {
-                floating.remove(update.id)
+                floating.remove(notification.id)
             }
         }
         for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
         for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
     }
 
-    /// Shows what fired; many late ones at once become one summary instead of a storm.
-    private func present(_ fired: [(ScheduledNotification, TimeInterval)]) {
-        let late = fired.filter { $0.1 > Self.lateThreshold }
-        let onTime = fired.filter { $0.1 <= Self.lateThreshold }
-        for (notification, _) in onTime { server.present(expand(notification.alert), id: notification.id) }
+    /// Shows what was missed, saying how late; many at once become one summary
+    /// instead of a storm.
+    private func presentLate(_ late: [(ScheduledNotification, TimeInterval)]) {
         if late.count > Self.coalescingThreshold {
             var summary = Alert(title: "\(late.count) reminders while you were away")
             summary.body = late.prefix(8).map { "• " + $0.0.alert.title }.joined(separator: "\n")
