@@ -128,35 +128,8 @@ chime_start_x() {
 # popups stay until clicked, and a left click anywhere on one invokes its
 # "default" action, so clicking the middle of dunst's window presses it.
 chime_start_dunst() {
-    local rc=$CHIME_TMP/dunstrc
-    cat >"$rc" <<'EOF'
-[global]
-    monitor = 0
-    follow = none
-    width = 400
-    height = 300
-    origin = top-right
-    offset = 20x20
-    notification_limit = 1
-    idle_threshold = 0
-    show_indicators = no
-    font = Monospace 10
-    format = "<b>%s</b>\n%b"
-    mouse_left_click = do_action, close_current
-    mouse_middle_click = close_current
-    mouse_right_click = close_all
-    dmenu = /bin/false
-    browser = /bin/false
-
-[urgency_low]
-    timeout = 0
-
-[urgency_normal]
-    timeout = 0
-
-[urgency_critical]
-    timeout = 0
-EOF
+    # The same configuration the end-to-end tests use.
+    local rc=$CHIME_ROOT/Tests/dunstrc
     dunst -config "$rc" >"$CHIME_TMP/dunst.log" 2>&1 &
     CHIME_DUNST_PID=$!
     chime_track "$CHIME_DUNST_PID"
