@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus", "TestSupport"]),
         .testTarget(name: "chimeTests", dependencies: ["chime"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "DBus", "EventLoop"]),
     ],
     swiftLanguageModes: [.v6]
 )
