@@ -122,38 +122,14 @@ final class CommandRunner {
 
     /// The JSON on a command's standard input.
     static func input(id: String, action: String, userInfoJSON: String) -> String {
-        "{\"id\":\(jsonString(id)),\"action\":\(jsonString(action)),\"userInfo\":\(userInfoJSON)}"
+        let quoted = { (text: String) in NotificationEncoding.jsonText(.string(text)) }
+        return "{\"id\":\(quoted(id)),\"action\":\(quoted(action)),\"userInfo\":\(userInfoJSON)}"
     }
 
     /// A userInfo dictionary as a JSON object, keys sorted; numbers that JSON cannot
-    /// write (NaN, infinities) become null.
+    /// write (NaN, infinities) become null. The same writer as the bus's JSON forms.
     static func userInfoJSON(_ info: [String: UserInfoValue]) -> String {
-        let members = info.sorted { $0.key < $1.key }.map { key, value -> String in
-            let text = switch value {
-            case .string(let s): jsonString(s)
-            case .integer(let i): String(i)
-            case .double(let d): d.isFinite ? "\(d)" : "null"
-            case .boolean(let b): b ? "true" : "false"
-            }
-            return "\(jsonString(key)):\(text)"
-        }
-        return "{" + members.joined(separator: ",") + "}"
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        NotificationEncoding.jsonText(NotificationEncoding.userInfo(info))
     }
 
     private func writeMore(_ child: Child) {

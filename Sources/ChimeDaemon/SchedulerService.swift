@@ -358,7 +358,7 @@ final class SchedulerService {
             snooze(id, alert: alert, by: seconds)
         case .command(let argv, let timeout):
             commands.run(argv: argv, timeout: timeout, id: id, action: key,
-                         userInfoJSON: NotificationEncoding.jsonText(NotificationEncoding.userInfo(alert.userInfo)))
+                         userInfoJSON: CommandRunner.userInfoJSON(alert.userInfo))
         case .announce:
             break
         }
