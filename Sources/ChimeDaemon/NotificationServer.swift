@@ -88,12 +88,15 @@ final class NotificationServer {
     }
 
     /// Shows `alert` now, or as soon as a server is there.
-    func present(_ alert: Alert, id: String) {
+    /// Shows `alert` now, or as soon as a server is there. When the notification
+    /// `replacing` is still on screen, the new one takes its place instead of stacking.
+    func present(_ alert: Alert, id: String, replacing: String? = nil) {
         guard owner != nil, ready else {
             pending.append((id, alert))
             return
         }
-        send(alert, id: id)
+        let replaced = replacing.flatMap { old in onScreen.first { $0.value.id == old }?.key } ?? 0
+        send(alert, id: id, replacing: replaced)
     }
 
     // MARK: - Owner
@@ -147,12 +150,12 @@ final class NotificationServer {
 
     // MARK: - Notify
 
-    private func send(_ alert: Alert, id: String) {
+    private func send(_ alert: Alert, id: String, replacing: UInt32 = 0) {
         let message: Message
         do {
             message = try Message.methodCall(
                 destination: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName("Notify"),
-                arguments: NotifyRequest(alert: alert, capabilities: capabilities).arguments
+                arguments: NotifyRequest(alert: alert, capabilities: capabilities, replacesID: replacing).arguments
             )
         } catch {
             logger.error("Cannot build Notify for \(id): \(error)")
@@ -224,12 +227,14 @@ final class NotificationServer {
 struct NotifyRequest {
     let alert: Alert
     let capabilities: Set<String>
+    /// The server id of a notification on screen that this one replaces (0: none).
+    var replacesID: UInt32 = 0
 
     /// `(s app_name, u replaces_id, s app_icon, s summary, s body, as actions, a{sv} hints, i expire_timeout)`
     var arguments: [Value] {
         [
             .string(alert.appName),
-            .uint32(0),
+            .uint32(replacesID),
             .string(alert.image ?? ""),
             .string(alert.title),
             .string(body),

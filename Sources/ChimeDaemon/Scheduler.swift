@@ -182,7 +182,8 @@ final class Scheduler {
             } else if lateBy > Self.lateThreshold {
                 late.append((advanced, lateBy))
             } else {
-                server.present(expand(notification.alert), id: id)
+                // A snoozed copy takes the place of its origin if that is still on screen.
+                server.present(expand(notification.alert), id: id, replacing: notification.origin)
                 shown.append((advanced, lateBy))
             }
         }

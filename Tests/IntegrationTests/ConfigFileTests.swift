@@ -73,6 +73,9 @@ struct ConfigFileTests {
         let calls = try session.waitForNotifyCalls(2)
         #expect(calls[1].contains("<'Kettle'>"))
         #expect(calls[1].contains("<['soon', 'Again in 2 s']>"))
+        // The first is still on screen (nothing closed it): the copy replaces it.
+        #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 1>,"), "\(calls[1])")
+        #expect(calls[0].hasPrefix("[<'Chime'>, <uint32 0>,"), "\(calls[0])")
     }
 
     @Test func brokenConfigIsLoggedWithItsLineAndTheLastGoodOneKept() throws {
