@@ -2,8 +2,8 @@
 # Measures what Chime promises, beside its peers in one run: `chime notify` costs no
 # more than notify-send; a schedule is durable at thousands per second where `at`
 # manages hundreds; a notification is sent within milliseconds of its due time; an
-# idle chimed never wakes up, however much is scheduled; and it starts quickly and
-# stays small with 100,000 scheduled. Prints figures; a missed target is not a
+# idle chimed never wakes up, however much is scheduled; it starts quickly and
+# stays small with 100,000 scheduled; and a button press takes effect at once. Prints figures; a missed target is not a
 # failure, a tool that errors is.
 #
 # CHIME_BIN_DIR       where chime, chimed and chime-bench are (default .build/release)
@@ -33,6 +33,7 @@ window=256
 idle_count=10000
 large_count=100000
 late_count=200
+press_count=1000
 late_spread=10
 
 for tool in "$chime" "$chimed" "$bench"; do
@@ -50,6 +51,23 @@ chime_setup
 # benchmark would fill the user's real schedule.
 export XDG_DATA_HOME=$CHIME_TMP/data
 mkdir -p "$XDG_DATA_HOME"
+# Buttons whose effect the press benchmark times: a command that records when it
+# started, and a snooze.
+export XDG_CONFIG_HOME=$CHIME_TMP/config
+presses_file=$CHIME_TMP/presses.txt
+mkdir -p "$XDG_CONFIG_HOME/chime"
+cat >"$XDG_CONFIG_HOME/chime/config" <<EOF
+[Category bench]
+Actions=go;later;
+
+[Action go]
+Label=Go
+Exec=/bin/sh;-c;echo "\$CHIME_ID \$(date +%s.%N)" >> $presses_file
+
+[Action later]
+Label=Later
+Snooze=1h
+EOF
 chime_start_bus
 chime_start_mock
 
@@ -180,7 +198,27 @@ record idle_rss "$(status_field "$chimed_pid" VmRSS)"
 record threads "$(status_field "$chimed_pid" Threads)"
 record mock_rss "$(status_field "$CHIME_MOCK_PID" VmRSS)"
 
-fill=$((large_count - idle_count))
+# Button presses: chime-bench becomes the notification server, so it knows the
+# instant each press is sent; the mock steps aside first.
+echo "Pressing buttons: $press_count commands, then $press_count snoozes…"
+kill -TERM "$CHIME_MOCK_PID"
+for ((i = 0; i < 500; i++)); do
+    chime_name_has_owner org.freedesktop.Notifications || break
+    sleep 0.02
+done
+((i < 500)) || chime_die "the mock server did not leave the bus"
+run_bench presses --count "$press_count" --action go --output "$presses_file"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record press_command_p50 "${BASH_REMATCH[1]}"
+record press_command_p99 "${BASH_REMATCH[2]}"
+run_bench presses --count "$press_count" --action later
+[[ $bench_line =~ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record press_snooze_p50 "${BASH_REMATCH[1]}"
+record press_snooze_p99 "${BASH_REMATCH[2]}"
+alive "after the presses"
+
+# The snoozed copies made by the press benchmark count towards the total.
+fill=$((large_count - idle_count - press_count))
 echo "Scheduling $fill more, to $large_count…"
 run_bench schedule --count "$fill" --window "$window" --when "in 1d" --prefix large
 schedule_rate
@@ -259,6 +297,10 @@ rows = [
     ("", "", f"peak {mib(r['large_hwm']):.1f} MiB", ""),
     ("schedules/s, filling 10k to 100k", f"{r['fill_rate']}/s", "target >= 5000/s", f"{int(r['fill_rate']) / 5000:.2f}"),
     ("CancelAll of 20k", f"{r['cancel_ms']} ms", "", ""),
+    ("press to command started, median", f"{float(r['press_command_p50']):.2f} ms", "1000 presses", ""),
+    ("press to command started, p99", f"{float(r['press_command_p99']):.2f} ms", "includes /bin/sh start-up", ""),
+    ("press to snooze committed, median", f"{float(r['press_snooze_p50']):.2f} ms", "1000 presses", ""),
+    ("press to snooze committed, p99", f"{float(r['press_snooze_p99']):.2f} ms", "upper bound: Ping after the signal", ""),
     ("mock server RSS", f"{mib(r['mock_rss']):.1f} MiB", "for scale (Python)", ""),
 ]
 for name, value, peer, ratio in rows:

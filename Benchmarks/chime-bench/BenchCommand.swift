@@ -7,12 +7,18 @@ enum BenchCommand {
     static let usage = """
         usage: chime-bench schedule --count N --window W --when WHEN [--prefix P]
                chime-bench lateness --count K --spread S [--window W] [--grace G]
+               chime-bench presses --count N --action KEY [--output FILE]
 
         schedule  sends N ScheduleSimple calls to io.github.chime.Chime, W in flight at once,
                   and waits for every reply (each one means the row is committed).
         lateness  watches the bus for Notify calls, schedules K notifications due at whole
                   seconds over the next S seconds, and reports how late each Notify was sent
                   (waits at most G seconds, default 5, after the last due time).
+
+        presses   plays the notification server (stop the other one first), shows N notifications
+                  of category bench, presses KEY on each and reports the time to its effect:
+                  the command starting (it appends "ID SECONDS" to FILE), or without --output
+                  the daemon having committed the change (a Ping answered after its signal).
 
         W defaults to 128: dbus-daemon's built-in limit of pending replies per connection,
         in force on a bus whose configuration does not raise it.
@@ -27,6 +33,8 @@ enum BenchCommand {
                 try ScheduleCommand(options).run()
             case "lateness":
                 try LatenessCommand(options).run()
+            case "presses":
+                try PressesCommand(options).run()
             case "-h", "--help":
                 print(usage)
             default:
@@ -77,6 +85,9 @@ struct Options {
             throw UsageError(message: "unknown option '\(unknown)'")
         }
     }
+
+    /// The value of an optional option without a default.
+    func optional(_ name: String) -> String? { values[name] }
 
     func string(_ name: String, default fallback: String? = nil) throws(UsageError) -> String {
         guard let value = values[name] ?? fallback else { throw UsageError(message: "\(name) is required") }

@@ -37,3 +37,38 @@ struct ServerLifecycleTests {
         #expect(try session.notifyCalls().count == 1)
     }
 }
+
+/// What a server without buttons, or one that comes and goes, does to reminders.
+@Suite(.timeLimit(.minutes(5)))
+struct ServerCapabilityTests {
+    @Test func withoutTheActionsCapabilityButtonsWorkThroughChimeAct() throws {
+        let session = try TestSession(capabilities: "body")
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.run(["chime", "add", "Bins out", "--in", "1h", "--category", "reminder"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
+        _ = try monitor.waitForLine(containing: "Completed ('\(id)'")
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+    }
+
+    @Test func serverGoneBetweenFiringsLosesNothingAndDeliversOnce() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let first = try session.run(["chime", "add", "First", "--in", "1s"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try monitor.waitForLine(containing: "Fired ('\(first)'")
+        _ = try session.waitForNotifyCalls(1)
+
+        session.stopNotificationServer()
+        let second = try session.run(["chime", "add", "Second", "--in", "1s"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try monitor.waitForLine(containing: "Fired ('\(second)'")
+        // Fired with no server: it waits, visible as pending.
+        #expect(try session.run(["chime", "list"]).stdout.contains("pending"))
+
+        try session.startNotificationServer(capabilities: "body actions")
+        let calls = try session.waitForNotifyCalls(1)
+        #expect(calls[0].contains("<'Second'>"))
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        // Once: the new server got exactly that one (the first had no buttons to repost).
+        #expect(try session.notifyCalls().count == 1)
+    }
+}
