@@ -3,7 +3,7 @@ import ArgumentParser
 struct Chime: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chime",
-        abstract: "Desktop notifications that keep their buttons working, through the chimed daemon.",
+        abstract: "Desktop notifications and reminders whose buttons keep working, through the chimed daemon.",
         discussion: """
             chime is a thin client: chimed (started by D-Bus activation when it is not \
             running) shows the notifications and hears their buttons, even after chime exits.
