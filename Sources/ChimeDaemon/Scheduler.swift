@@ -94,8 +94,6 @@ final class Scheduler {
         }
     }
 
-    var count: Int { dueTimes.count }
-
     // MARK: - Timer
 
     private func arm() {

@@ -399,7 +399,7 @@ final class SchedulerService {
         var copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
                                          created: instant, nextIndex: 0, nextFire: fireDate)
         commits.stage({ db in
-            copy.origin = try String.fetchOne(db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+            copy.origin = try self.store.lineageRoot(of: id, in: db)
             while try !self.store.insert(copy, in: db) { copy.id = NotificationID.random() }
         }, done: { [unowned self] result in
             switch result {

@@ -35,8 +35,6 @@ public final class EventLoop {
     private var prepareHooks: [Int: () -> Void] = [:]
     private var running = false
 
-    /// How many times `poll` has returned, for tests that prove an idle loop stays asleep.
-    public private(set) var wakeups = 0
 
     public init() {}
 
@@ -114,7 +112,6 @@ public final class EventLoop {
         let ready = fds.withUnsafeMutableBufferPointer { buffer in
             poll(buffer.baseAddress, nfds_t(buffer.count), Int32(clamping: wait))
         }
-        wakeups += 1
         if ready < 0 {
             let code = errno
             if code == EINTR { return }

@@ -178,10 +178,15 @@ public final class Store {
                        arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
     }
 
+    /// The notification `id` was snoozed from (itself when it is no copy, or unknown).
+    public func lineageRoot(of id: String, in db: Database) throws -> String {
+        try String.fetchOne(db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+    }
+
     /// Ends `id`'s lineage (it, the notification it was snoozed from, and every snoozed
     /// copy of that one): no further occurrences. Returns the ids that were still scheduled.
     public func complete(id: String, at instant: Date, in db: Database) throws -> [String] {
-        let root = try String.fetchOne(db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+        let root = try lineageRoot(of: id, in: db)
         let lineage = try String.fetchAll(db, sql: """
             SELECT id FROM notification WHERE (id = ? OR origin = ?) AND state = 'scheduled'
             """, arguments: [root, root])
