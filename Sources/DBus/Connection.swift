@@ -1,5 +1,6 @@
 import CDBus
 import EventLoop
+import Glibc
 
 /// A private connection to a message bus.
 ///
@@ -30,6 +31,14 @@ public final class Connection {
     public static func session() throws(DBusError) -> Connection {
         let (raw, error) = withLibDBusError { dbus_bus_get_private(DBUS_BUS_SESSION, $0) }
         guard let raw else {
+            // libdbus's own text for this case is about X11 autolaunch, which says nothing
+            // to someone whose session simply has no bus.
+            if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
+                throw .disconnected(
+                    "No session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus; "
+                        + "run this inside a desktop session (or a user manager with dbus-user-session)."
+                )
+            }
             throw .disconnected("Cannot connect to the session bus: \(error?.message ?? "unknown error").")
         }
         return Connection(raw: raw)

@@ -33,10 +33,13 @@ LoggingSystem.bootstrap { label in
 }
 let logger = Logger(label: "chimed")
 
+// Without a bus there is nothing to serve: 69 (EX_UNAVAILABLE), which the unit restarts
+// on, unlike a usage error.
+let daemon: Daemon
 do {
-    let daemon = try Daemon(logger: logger)
-    exit(daemon.run())
+    daemon = try Daemon(logger: logger)
 } catch {
     logger.critical("\(error)")
-    exit(1)
+    exit(69)
 }
+exit(daemon.run())
