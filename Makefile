@@ -7,11 +7,28 @@ CONFIG ?= debug
 SWIFTFLAGS ?= $(if $(CI),-Xswiftc -warnings-as-errors)
 RELEASEFLAGS = -c release --static-swift-stdlib
 
+# make install: where (PREFIX), and a staging root (DESTDIR) for packages and tests.
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+# The release binaries as files, so `make install` and `make deb` build only when a
+# source changed, and `sudo make install` after `make release` runs no compiler as root.
+RELEASE_DIR := .build/release
+RELEASE_BINS := $(RELEASE_DIR)/chime $(RELEASE_DIR)/chimed
+SOURCES := Package.swift $(shell find Sources Benchmarks -type f)
+# Man page and shell completions, generated from the release chime's own definitions.
+GEN_DIR := .build/chime-generated
+GENERATED := $(GEN_DIR)/man/chime.1 $(GEN_DIR)/completions/chime.bash \
+	$(GEN_DIR)/completions/_chime $(GEN_DIR)/completions/chime.fish
+# The man page's date: the last commit's, so a rebuild of the same tree is identical.
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+INSTALL_ENV = PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)"
+
 SERVICE_DIR := $(CURDIR)/.build/chime-services
 SERVICE_FILE := $(SERVICE_DIR)/io.github.chime.Chime.service
 SERVICE_TEMPLATE := dbus/io.github.chime.Chime.service.in
 
-.PHONY: all deps build release services test demo bench clean
+.PHONY: all deps build release services generated install uninstall deb test demo bench clean
 
 all: build
 
@@ -22,9 +39,43 @@ build: deps
 	$(SWIFT) build $(SWIFTFLAGS)
 	$(MAKE) --no-print-directory services CONFIG=debug
 
-release: deps
-	$(SWIFT) build $(RELEASEFLAGS) $(SWIFTFLAGS)
+release: $(RELEASE_BINS)
 	$(MAKE) --no-print-directory services CONFIG=release
+
+$(RELEASE_BINS) &: $(SOURCES)
+	scripts/deps.sh build
+	$(SWIFT) build $(RELEASEFLAGS) $(SWIFTFLAGS)
+	@touch $(RELEASE_BINS)
+
+generated: $(GENERATED)
+
+$(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
+	$(SWIFT) build --product generate-manual
+	@mkdir -p $(@D)
+	"$$($(SWIFT) build --show-bin-path)/generate-manual-tool" $< --date $(MAN_DATE) --output-directory $(@D)
+
+$(GEN_DIR)/completions/chime.bash: $(RELEASE_DIR)/chime
+	@mkdir -p $(@D)
+	$< --generate-completion-script bash >$@.tmp && mv $@.tmp $@
+
+$(GEN_DIR)/completions/_chime: $(RELEASE_DIR)/chime
+	@mkdir -p $(@D)
+	$< --generate-completion-script zsh >$@.tmp && mv $@.tmp $@
+
+$(GEN_DIR)/completions/chime.fish: $(RELEASE_DIR)/chime
+	@mkdir -p $(@D)
+	$< --generate-completion-script fish >$@.tmp && mv $@.tmp $@
+
+install: $(RELEASE_BINS) $(GENERATED)
+	@$(INSTALL_ENV) scripts/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) scripts/install.sh uninstall
+
+# A Debian package of the same files, installed under /usr.
+deb: $(RELEASE_BINS) $(GENERATED)
+	scripts/deps.sh deb
+	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" scripts/deb.sh
 
 # The bus reads Exec= literally, so it gets the absolute path of this
 # checkout's chimed. Regenerated every time: CONFIG may differ from last run.
@@ -34,8 +85,11 @@ services:
 	sed "/^Exec=/s|@CHIMED@|$$bin/chimed|" $(SERVICE_TEMPLATE) >$(SERVICE_FILE).tmp && \
 	mv $(SERVICE_FILE).tmp $(SERVICE_FILE)
 
+# The install and package tests run `make install` and `make deb` themselves; building
+# what they install first keeps the compiler out of the test run.
 test:
 	scripts/deps.sh test
+	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED)
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --skip-build
 
@@ -46,7 +100,7 @@ demo:
 
 bench:
 	scripts/deps.sh bench
-	$(MAKE) --no-print-directory release
+	$(MAKE) --no-print-directory release $(GENERATED)
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/bench.sh
 
 clean:

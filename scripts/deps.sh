@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a task needs: scripts/deps.sh GROUP...
-# Groups: build, test, bench, demo. Only missing packages are installed, so a
+# Groups: build, deb, test, bench, demo. Only missing packages are installed, so a
 # machine that already has everything never touches apt (or the network).
 set -euo pipefail
 
 usage() {
-    echo "usage: ${0##*/} GROUP... (groups: build test bench demo)" >&2
+    echo "usage: ${0##*/} GROUP... (groups: build deb test bench demo)" >&2
     exit 2
 }
 
@@ -15,7 +15,11 @@ usage() {
 # GRDB links the system SQLite.
 build_pkgs=(libcanberra-dev libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
-test_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils)
+# dpkg-dev: dpkg-shlibdeps works out the package's Depends from what the binaries link.
+deb_pkgs=("${build_pkgs[@]}" dpkg-dev)
+# desktop-file-utils and groff-base check the autostart entry and the man pages.
+test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils
+           desktop-file-utils groff-base)
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
@@ -26,6 +30,7 @@ wanted=()
 for group in "$@"; do
     case $group in
         build) wanted+=("${build_pkgs[@]}") ;;
+        deb)   wanted+=("${deb_pkgs[@]}") ;;
         test)  wanted+=("${test_pkgs[@]}") ;;
         bench) wanted+=("${bench_pkgs[@]}") ;;
         demo)  wanted+=("${demo_pkgs[@]}") ;;

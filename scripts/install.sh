@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Installs or removes Chime's files: scripts/install.sh install|uninstall|list
+#
+# The one list of what Chime installs; `make install`, `make uninstall` and `make deb`
+# all go through it, so uninstall removes exactly what install wrote.
+#
+# Environment (the Makefile sets these):
+#   PREFIX      where to install (default /usr/local)
+#   DESTDIR     staging root prepended to every path (packaging, tests)
+#   BIN_DIR     the release build's chime and chimed
+#   GEN_DIR     generated man page and completions
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PREFIX=${PREFIX:-/usr/local}
+PREFIX=${PREFIX%/}
+DESTDIR=${DESTDIR:-}
+DESTDIR=${DESTDIR%/}
+BIN_DIR=${BIN_DIR:-$root/.build/release}
+GEN_DIR=${GEN_DIR:-$root/.build/chime-generated}
+
+die() {
+    echo "${0##*/}: $*" >&2
+    exit 1
+}
+
+case $PREFIX in
+    /*) ;;
+    *) die "PREFIX must be an absolute path, not '$PREFIX'." ;;
+esac
+
+# Where each kind of file goes depends on who reads it: systemd, the bus, the session
+# and the shells each search their own fixed places, and a prefix in the home folder
+# has its own (XDG_DATA_HOME and XDG_CONFIG_HOME defaults).
+home=${HOME:-}
+if [[ -n $home && $PREFIX == "$home/.local" ]]; then
+    unit_dir=$PREFIX/share/systemd/user
+    autostart_dir=$home/.config/autostart
+else
+    unit_dir=$PREFIX/lib/systemd/user
+    # XDG_CONFIG_DIRS defaults to /etc/xdg only: an entry under /usr/local/etc would
+    # never be read.
+    autostart_dir=/etc/xdg/autostart
+fi
+# Debian's zsh searches vendor-completions for packaged files, site-functions for
+# local ones.
+if [[ $PREFIX == /usr ]]; then
+    zsh_dir=$PREFIX/share/zsh/vendor-completions
+else
+    zsh_dir=$PREFIX/share/zsh/site-functions
+fi
+bindir=$PREFIX/bin
+
+# One line per installed file: MODE SOURCE DESTINATION. A source ending in .in has
+# @BINDIR@ and @CHIMED@ replaced.
+manifest() {
+    cat <<EOF
+0755 $BIN_DIR/chime $bindir/chime
+0755 $BIN_DIR/chimed $bindir/chimed
+0644 $root/packaging/systemd/chimed.service.in $unit_dir/chimed.service
+0644 $root/packaging/autostart/chimed.desktop.in $autostart_dir/chimed.desktop
+0644 $root/dbus/io.github.chime.Chime.service.in $PREFIX/share/dbus-1/services/io.github.chime.Chime.service
+0644 $root/dbus/io.github.chime.Scheduler1.xml $PREFIX/share/dbus-1/interfaces/io.github.chime.Scheduler1.xml
+0644 $GEN_DIR/man/chime.1 $PREFIX/share/man/man1/chime.1
+0644 $root/packaging/man/chimed.8 $PREFIX/share/man/man8/chimed.8
+0644 $GEN_DIR/completions/chime.bash $PREFIX/share/bash-completion/completions/chime
+0644 $GEN_DIR/completions/_chime $zsh_dir/_chime
+0644 $GEN_DIR/completions/chime.fish $PREFIX/share/fish/vendor_completions.d/chime.fish
+EOF
+}
+
+# The deepest existing folder on the way to $1.
+existing_parent() {
+    local dir=$1
+    while [[ ! -e $dir ]]; do dir=$(dirname "$dir"); done
+    echo "$dir"
+}
+
+check_sources() {
+    local mode source target
+    while read -r mode source target; do
+        [[ -f $source ]] || die "$source is missing; run 'make release' first (or 'make install', which builds it)."
+    done < <(manifest)
+    # A library the dynamic loader cannot find would stop chimed at every login with a
+    # message only the journal sees; say it now instead.
+    local binary missing
+    for binary in "$BIN_DIR/chime" "$BIN_DIR/chimed"; do
+        missing=$(ldd "$binary" 2>/dev/null | awk '/not found/ {print $1}' | paste -sd ' ' -)
+        [[ -z $missing ]] || die "${binary##*/} needs $missing, which this system does not have; install the runtime libraries (Debian: libdbus-1-3 libglib2.0-0 libcanberra0 libsqlite3-0)."
+    done
+}
+
+# Refuses before writing anything, so a failed install leaves nothing half done.
+check_writable() {
+    local mode source target dir
+    while read -r mode source target; do
+        dir=$(existing_parent "$DESTDIR$(dirname "$target")")
+        if [[ ! -d $dir || ! -w $dir ]]; then
+            die "cannot write to $dir; install as root (sudo make install) or into a folder of yours (make install PREFIX=\$HOME/.local)."
+        fi
+    done < <(manifest)
+}
+
+install_files() {
+    check_sources
+    check_writable
+    local mode source target filled
+    filled=$(mktemp)
+    trap 'rm -f "$filled"' EXIT
+    while read -r mode source target; do
+        if [[ $source == *.in ]]; then
+            sed -e "s|@BINDIR@|$bindir|g" -e "s|@CHIMED@|$bindir/chimed|g" "$source" >"$filled"
+            install -D -m "$mode" "$filled" "$DESTDIR$target"
+        else
+            install -D -m "$mode" "$source" "$DESTDIR$target"
+        fi
+        echo "installed $DESTDIR$target"
+    done < <(manifest)
+}
+
+uninstall_files() {
+    local mode source target
+    while read -r mode source target; do
+        if [[ -e $DESTDIR$target || -L $DESTDIR$target ]]; then
+            rm -f "$DESTDIR$target" || die "cannot remove $DESTDIR$target; uninstall as the user who installed (sudo make uninstall)."
+            echo "removed $DESTDIR$target"
+        fi
+    done < <(manifest)
+}
+
+case ${1:-} in
+    install) install_files ;;
+    uninstall) uninstall_files ;;
+    list) manifest | awk '{print $3}' ;;
+    *) die "usage: ${0##*/} install|uninstall|list" ;;
+esac
