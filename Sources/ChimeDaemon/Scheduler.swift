@@ -85,6 +85,11 @@ final class Scheduler {
         if date <= (heap.min?.date ?? date) { arm() }
     }
 
+    /// How many notifications wait for a time, and the earliest of those times (for Status).
+    var upcoming: (count: Int, next: Date?) {
+        (dueTimes.count, dueTimes.values.min())
+    }
+
     /// Forgets cancelled notifications (their heap entries go stale and are skipped).
     func remove(ids: [String]) {
         for id in ids {

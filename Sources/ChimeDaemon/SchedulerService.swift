@@ -149,6 +149,9 @@ final class SchedulerService {
                         throw .invalidArgs(error.description)
                     }
                 },
+                Method(name("Status"), outputs: [Argument("status", "a{sv}")]) { [unowned self] _ in
+                    [.variantDictionary(self.status())]
+                },
                 Method(name("SetBadge"), inputs: [Argument("desktopEntry", "s"), Argument("count", "u")],
                        handler: .deferred { [unowned self] call, responder throws(DBusError) in
                     let entry = try Self.desktopEntry(Self.string(call.arguments[0]))
@@ -331,6 +334,28 @@ final class SchedulerService {
                     ("state", .string("pending")), ("userInfo", NotificationEncoding.userInfo(alert.userInfo))]
         }
         return scheduled + pending
+    }
+
+    /// What `chime doctor` shows about the daemon; optional keys are absent, not empty.
+    private func status() -> [(String, Value)] {
+        let zone = TimeZone.current
+        let upcoming = scheduler.upcoming
+        var entries: [(String, Value)] = [
+            ("version", .string(chimeVersion)),
+            ("interface", .string(Self.interfaceName.rawValue)),
+            ("pid", .uint32(UInt32(clamping: ProcessInfo.processInfo.processIdentifier))),
+            ("store", .string(store.databaseURL.path)),
+            ("scheduled", .uint32(UInt32(clamping: upcoming.count))),
+            ("pending", .uint32(UInt32(clamping: server.waiting.count))),
+            ("timeZone", .string(zone.identifier)),
+        ]
+        if let next = upcoming.next { entries.append(("nextFire", .string(NotificationEncoding.isoText(next, zone: zone)))) }
+        if let owner = server.owner {
+            entries.append(("notificationServer", .string(owner)))
+            entries.append(("capabilities", .stringArray(server.capabilities.sorted())))
+        }
+        entries.append(("localSound", .bool(server.sounds?.isAvailable ?? false)))
+        return entries
     }
 
     private func read<T>(_ body: () throws(StoreError) -> T) throws(DBusError) -> T {

@@ -32,6 +32,9 @@ final class SoundPlayer {
         if let context { ca_context_destroy(context) }
     }
 
+    /// Whether libcanberra could be set up: without it, local sounds stay silent.
+    var isAvailable: Bool { context != nil }
+
     /// Plays `sound` unless it is silence or the server's own default.
     func play(_ sound: Sound, for id: String) {
         guard let context else { return }
