@@ -91,6 +91,13 @@ public final class Message {
     public var serial: UInt32 { dbus_message_get_serial(raw) }
     public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
 
+    /// Whether the bus may start the destination's service to deliver this call (the
+    /// default); off for a look that must not change what it looks at.
+    public var autoStart: Bool {
+        get { dbus_message_get_auto_start(raw) != 0 }
+        set { dbus_message_set_auto_start(raw, newValue ? 1 : 0) }
+    }
+
     /// Whether the caller asked for no reply (`dbus-send` without `--print-reply`).
     public var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
 

@@ -12,7 +12,8 @@ struct Chime: ParsableCommand {
               0   success
               1   chimed refused or failed the request (an id that does not exist, say)
               64  usage error: unknown option, malformed or invalid value
-              69  unavailable: no session bus, or chimed could not be reached
+              69  unavailable: no session bus, chimed could not be reached, or the running \
+            chimed speaks another version of its D-Bus interface (restart it)
             """,
         version: "0.2.0",
         subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self]

@@ -4,8 +4,11 @@ import Glibc
 
 /// The exit statuses `chime --help` documents, from sysexits(3) where one fits.
 enum ExitStatus {
+    /// chimed refused the request; for `chime doctor`: something is unhealthy.
     static let failure = ExitCode(1)
     static let usage = ExitCode(64)
+    /// No session bus, chimed not reachable, or a running chimed that speaks another
+    /// version of the interface (``SchedulerClient/failure(_:calling:_:)`` says which).
     static let unavailable = ExitCode(69)
 }
 
@@ -21,7 +24,9 @@ func fail(_ message: String, _ status: ExitCode) -> ExitCode {
     return status
 }
 
-/// Maps a D-Bus error from the bus or chimed to a message and exit status.
+/// Maps a D-Bus error from the bus or chimed to a message and exit status. Errors that
+/// may mean another interface version go through ``SchedulerClient/failure(_:calling:_:)``
+/// first, which tells them apart from bad input by the daemon's introspection.
 func fail(_ error: DBusError) -> ExitCode {
     switch error.name {
     case DBusError.invalidArgsName:

@@ -77,11 +77,12 @@ struct NotifyRequest: Equatable {
             }
         }
 
+        let arguments: [Value] = [.string(title), .string(body), .stringDictionary(options)]
         do {
-            let reply = try client.call("PresentNowSimple", [.string(title), .string(body), .stringDictionary(options)])
+            let reply = try client.call("PresentNowSimple", arguments)
             id = reply.first?.stringValue
         } catch {
-            throw fail(error)
+            throw client.failure(error, calling: "PresentNowSimple", arguments)
         }
         if printID, let id { print(id) }
         guard wait else { return }

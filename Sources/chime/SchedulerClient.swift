@@ -1,3 +1,4 @@
+import ArgumentParser
 import DBus
 
 /// A blocking client of chimed's `io.github.chime.Scheduler1` interface.
@@ -19,7 +20,18 @@ struct SchedulerClient {
 
     /// Calls `member`, or ends the command with the error's message and exit status.
     func callOrFail(_ member: String, _ arguments: [Value]) throws -> [Value] {
-        do { return try call(member, arguments) } catch { throw fail(error) }
+        do { return try call(member, arguments) } catch { throw failure(error, calling: member, arguments) }
+    }
+
+    /// Prints what went wrong with a call to `member` and returns the exit status: a
+    /// daemon of another interface version gets one sentence naming it and the fix (69),
+    /// anything else the mapping of ``fail(_:)``.
+    func failure(_ error: DBusError, calling member: String, _ arguments: [Value]) -> ExitCode {
+        let lookups = BusLookups(connection: connection)
+        if let mismatch = InterfaceMismatch.diagnose(error, member: member, arguments: arguments, lookups: lookups) {
+            return fail(mismatch.sentence, ExitStatus.unavailable)
+        }
+        return fail(error)
     }
 
     /// Calls `member` on chimed (starting it through activation if needed).

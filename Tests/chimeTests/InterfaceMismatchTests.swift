@@ -1,0 +1,89 @@
+import DBus
+import Foundation
+import Testing
+@testable import chime
+
+/// Telling a daemon of another interface version from bad input, by its introspection.
+struct InterfaceMismatchTests {
+    static let contract: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("dbus/io.github.chime.Scheduler1.xml"), encoding: .utf8)) ?? ""
+    }()
+
+    /// As dbus-python writes it: single-quoted attributes, a named node, a child node.
+    static let older = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+        "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node name='/io/github/chime/Chime'>
+          <interface name='io.github.chime.Scheduler1'>
+            <method name='ScheduleSimple'><arg direction='in' type='s' name='when'/><arg direction='out' type='s'/></method>
+            <method name='List'/>
+            <property name='Version' type='s' access='read'/>
+          </interface>
+          <node name='child'><interface name='io.github.chime.Child'><method name='X'/></interface></node>
+        </node>
+        """
+
+    @Test func readsTheContractsInputSignatures() throws {
+        let methods = try #require(IntrospectedNode(xml: Self.contract).interfaces["io.github.chime.Scheduler1"])
+        #expect(methods["ScheduleSimple"] == "sssa{ss}")
+        #expect(methods["NextFireTimes"] == "sa{ss}u")
+        #expect(methods["List"] == "")
+        #expect(methods["Status"] == "")
+        // Signals are not methods; comments (which mention method names) are skipped.
+        #expect(methods["Fired"] == nil)
+    }
+
+    @Test func readsOtherWritersAndSkipsChildNodes() {
+        let node = IntrospectedNode(xml: Self.older)
+        #expect(node.interfaces["io.github.chime.Scheduler1"] == ["ScheduleSimple": "s", "List": ""])
+        #expect(node.interfaces["io.github.chime.Child"] == nil)
+    }
+
+    /// One error reply and what the daemon's introspection says.
+    struct Example: Sendable, CustomTestStringConvertible {
+        var error: String, message: String, member: String, signature: String, introspection: String?, mismatch: Bool
+        init(_ error: String, _ message: String, _ member: String, _ signature: String, _ introspection: String?, mismatch: Bool) {
+            (self.error, self.message, self.member, self.signature, self.introspection, self.mismatch) =
+                (error, message, member, signature, introspection, mismatch)
+        }
+        var testDescription: String {
+            "\(error.split(separator: ".").last ?? "") '\(message)' on \(member)(\(signature))"
+                + (introspection == nil ? " without introspection" : "")
+        }
+    }
+
+    static let cases: [Example] = [
+        Example(DBusError.unknownMethodName, "No method 'Status'", "Status", "", older, mismatch: true),
+        Example("org.freedesktop.DBus.Error.UnknownInterface", "", "List", "", nil, mismatch: true),
+        Example("org.freedesktop.DBus.Error.UnknownObject", "", "List", "", nil, mismatch: true),
+        // Bad input to a method this chime and the daemon agree on: a usage error.
+        Example(DBusError.invalidArgsName, "when: cannot read 'never'.", "ScheduleSimple", "sssa{ss}", contract, mismatch: false),
+        // The same method with other argument types.
+        Example(DBusError.invalidArgsName, "ScheduleSimple takes arguments of type (s), not (sssa{ss}).", "ScheduleSimple", "sssa{ss}", older,
+                mismatch: true),
+        Example(DBusError.invalidArgsName, "", "NextFireTimes", "sa{ss}u", older, mismatch: true),
+        // No introspection: judged by the text.
+        Example(DBusError.invalidArgsName, "ScheduleSimple takes arguments of type (s), not (sssa{ss}).", "ScheduleSimple", "sssa{ss}", nil,
+                mismatch: true),
+        Example(DBusError.invalidArgsName, "Type of message, “(sssa{ss})”, does not match expected type “(s)”", "ScheduleSimple", "sssa{ss}", nil,
+                mismatch: true),
+        Example(DBusError.invalidArgsName, "when: cannot read 'never'.", "ScheduleSimple", "sssa{ss}", nil, mismatch: false),
+        Example("io.github.chime.Error.NotFound", "No notification has the id 'x'.", "Get", "s", older, mismatch: false),
+        Example(DBusError.serviceUnknownName, "", "List", "", nil, mismatch: false),
+    ]
+
+    @Test(arguments: cases)
+    func tellsMismatchFromBadInput(_ example: Example) {
+        let error = DBusError(name: example.error, message: example.message)
+        #expect(InterfaceMismatch.isMismatch(error, member: example.member, signature: example.signature,
+                                             introspection: example.introspection) == example.mismatch)
+    }
+
+    @Test func sentenceNamesVersionsAndFix() {
+        let mismatch = InterfaceMismatch(version: "0.1.0", pid: 42, process: "chimed", implementsInterface: true, detail: "it has no method List")
+        #expect(mismatch.sentence == "The running chimed 0.1.0 (pid 42) speaks another version of io.github.chime.Scheduler1 than this chime "
+            + "\(chimeClientVersion) (it has no method List); restart it with 'systemctl --user restart chimed.service', "
+            + "or 'pkill -x chimed' and let the next chime command start the new one.")
+    }
+}
