@@ -9,13 +9,14 @@ struct Chime: ParsableCommand {
             running) shows the notifications and hears their buttons, even after chime exits.
 
             EXIT STATUS
-              0   success
-              1   chimed refused or failed the request (an id that does not exist, say)
+              0   success; for doctor: healthy
+              1   chimed refused or failed the request (an id that does not exist, say); \
+            for doctor: unhealthy
               64  usage error: unknown option, malformed or invalid value
               69  unavailable: no session bus, chimed could not be reached, or the running \
             chimed speaks another version of its D-Bus interface (restart it)
             """,
         version: "0.2.0",
-        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self]
+        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Doctor.self]
     )
 }

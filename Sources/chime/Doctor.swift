@@ -1,0 +1,210 @@
+import ArgumentParser
+import DBus
+
+/// `chime doctor`: why notifications do not show, and what to do about it.
+struct Doctor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the session bus, chimed and the notification server, without starting anything.",
+        discussion: """
+            Says which bus chime uses, whether chimed runs (its version, store, schedule \
+            and the notification server it follows), who shows notifications and what \
+            Chime does for each capability that server lacks, and whether a dock shows \
+            badges. Nothing is started: a chimed that is not running stays so.
+
+            Healthy means a notification sent now reaches the screen: chimed runs or the \
+            bus can start it, and a notification server runs or the bus can start one. \
+            Warnings (chimed not running yet, two notification servers registered, \
+            DBUS_SESSION_BUS_ADDRESS unset) leave it healthy.
+
+            EXIT STATUS
+              0   healthy, perhaps with warnings
+              1   unhealthy: the problems are listed
+              69  no session bus
+
+            Examples:
+              chime doctor
+              chime doctor --json | jq .chimed.scheduled
+            """
+    )
+
+    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, notificationServer and badges.")
+    var json = false
+
+    func run() throws {
+        let diagnosis = Diagnosis.run()
+        print(json ? diagnosis.json.rendered() : diagnosis.report)
+        if diagnosis.exitStatus != 0 { throw ExitCode(diagnosis.exitStatus) }
+    }
+}
+
+// MARK: - The report for people
+
+extension Diagnosis {
+    /// Sections of aligned `label: value` lines, then warnings, problems and the verdict.
+    var report: String {
+        var busRows: [(String, String)] = [("address", bus.address.map { "\($0) (from \(bus.source ?? "?"))" } ?? "not set")]
+        if let unique = bus.uniqueName { busRows.append(("connected as", unique)) }
+        var tables = [("Session bus", busRows)]
+        if let daemon { tables.append(("chimed", daemon.rows)) }
+        if let server { tables.append(("Notification server", server.rows)) }
+        if let badgeListeners { tables.append(("Badges (com.canonical.Unity.LauncherEntry)", Self.rows(badgeListeners))) }
+        // One width for all sections, so the values line up down the whole report.
+        let width = (tables.flatMap { $0.1.map(\.0.count) }.max() ?? 0) + 2
+        var sections = tables.map { Self.section($0.0, $0.1, width: width) }
+        if !warnings.isEmpty { sections.append("Warnings\n" + warnings.map { "  - " + $0 }.joined(separator: "\n")) }
+        if !problems.isEmpty { sections.append("Problems\n" + problems.map { "  - " + $0 }.joined(separator: "\n")) }
+        sections.append(verdict)
+        return sections.joined(separator: "\n\n")
+    }
+
+    var verdict: String {
+        guard bus.connected else { return "Unhealthy: no session bus." }
+        guard problems.isEmpty else { return "Unhealthy: \(Self.count(problems.count, "problem"))." }
+        return warnings.isEmpty ? "Healthy." : "Healthy, with \(Self.count(warnings.count, "warning"))."
+    }
+
+    private static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    private static func section(_ title: String, _ rows: [(String, String)], width: Int) -> String {
+        ([title] + rows.map { label, value in
+            "  " + label + ":" + String(repeating: " ", count: width - label.count - 1) + value
+        }).joined(separator: "\n")
+    }
+
+    private static func rows(_ listeners: [BadgeListener]) -> [(String, String)] {
+        guard !listeners.isEmpty else { return [("listeners", "no known dock or panel is on the bus; chimed announces badges all the same")] }
+        return listeners.map { ($0.certain ? "shown by" : "may be shown by", "\($0.what) (\($0.busName))") }
+    }
+
+    /// "2026-12-24T18:00:00+01:00" → "2026-12-24 18:00:00 +01:00": the daemon gives local time.
+    static func localTime(_ iso: String) -> String {
+        guard iso.count >= 19 else { return iso }
+        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(8) + (iso.count > 19 ? " " + iso.dropFirst(19) : "")
+    }
+}
+
+extension Diagnosis.Daemon {
+    var rows: [(String, String)] {
+        var rows: [(String, String)] = []
+        guard running else {
+            rows.append(("running", "no"))
+            rows.append(("activatable", activatable ? "yes: the bus starts it on first use" : "no"))
+            return rows
+        }
+        rows.append(("running", "yes, " + Diagnosis.describe(owner: owner, pid: pid, process: process)))
+        if let mismatch {
+            rows.append(("version", (mismatch.version ?? "unknown") + ", another version of the interface"))
+        } else if let version {
+            rows.append(("version", version + (interface.map { ", interface \($0)" } ?? "")))
+        }
+        if let store { rows.append(("store", store)) }
+        if let scheduled {
+            let next = nextFire.map { ", next at " + Diagnosis.localTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
+            rows.append(("scheduled", "\(scheduled)\(next)"))
+        }
+        if let pending { rows.append(("pending", "\(pending) waiting for a notification server")) }
+        if version != nil, mismatch == nil { rows.append(("following", notificationServer ?? "no notification server")) }
+        rows.append(("activatable", activatable ? "yes" : "no"))
+        return rows
+    }
+}
+
+extension Diagnosis.Server {
+    var rows: [(String, String)] {
+        var rows: [(String, String)] = []
+        guard running else {
+            rows.append(("owner", "none"))
+            rows.append(("activatable", activatable ? "yes: the bus starts one for the first notification" : "no"))
+            rows += activationRows
+            return rows
+        }
+        rows.append(("owner", Diagnosis.describe(owner: owner, pid: pid, process: process)))
+        if let name {
+            var text = name
+            if let version, !version.isEmpty { text += " " + version }
+            if let vendor, !vendor.isEmpty { text += " by " + vendor }
+            if let specVersion, !specVersion.isEmpty { text += ", specification " + specVersion }
+            rows.append(("server", text))
+        }
+        if let capabilities { rows.append(("capabilities", capabilities.isEmpty ? "none" : capabilities.joined(separator: " "))) }
+        for fallback in fallbacks { rows.append(("without " + fallback.capability, fallback.instead)) }
+        if queuedOwners.count > 1 { rows.append(("queued", queuedOwners.dropFirst().joined(separator: ", "))) }
+        rows += activationRows
+        return rows
+    }
+
+    private var activationRows: [(String, String)] {
+        guard !activationFiles.isEmpty else { return [] }
+        // Found on disk, yet the bus offers none: it reads other directories, or has not reloaded.
+        return [("activation", activationFiles.joined(separator: ", ") + (activatable ? "" : " (not offered by this bus)"))]
+    }
+}
+
+extension Diagnosis {
+    /// ":1.7, pid 1234 (chimed)", or as much of it as is known.
+    static func describe(owner: String?, pid: UInt32?, process: String?) -> String {
+        var parts: [String] = []
+        if let pid { parts.append("pid \(pid)" + (process.map { " (\($0))" } ?? "")) }
+        if let owner { parts.append(owner) }
+        return parts.isEmpty ? "unknown" : parts.joined(separator: ", ")
+    }
+}
+
+// MARK: - The report for scripts
+
+extension Diagnosis {
+    /// Every key is always there; what is unknown or does not apply is null.
+    var json: JSONText {
+        .object([
+            ("healthy", .bool(exitStatus == 0)),
+            ("exitStatus", .integer(Int64(exitStatus))),
+            ("problems", .strings(problems)),
+            ("warnings", .strings(warnings)),
+            ("bus", .object([
+                ("address", .string(bus.address)),
+                ("addressSource", .string(bus.source)),
+                ("connected", .bool(bus.connected)),
+                ("uniqueName", .string(bus.uniqueName)),
+            ])),
+            ("chimed", daemon.map { daemon in .object([
+                ("running", .bool(daemon.running)),
+                ("activatable", .bool(daemon.activatable)),
+                ("owner", .string(daemon.owner)),
+                ("pid", .integer(daemon.pid)),
+                ("process", .string(daemon.process)),
+                ("version", .string(daemon.version)),
+                ("interface", .string(daemon.interface)),
+                ("interfaceMismatch", .string(daemon.mismatch?.sentence)),
+                ("store", .string(daemon.store)),
+                ("scheduled", .integer(daemon.scheduled)),
+                ("pending", .integer(daemon.pending)),
+                ("nextFire", .string(daemon.nextFire)),
+                ("timeZone", .string(daemon.timeZone)),
+                ("notificationServer", .string(daemon.notificationServer)),
+                ("localSound", .bool(daemon.localSound)),
+            ]) } ?? .null),
+            ("notificationServer", server.map { server in .object([
+                ("running", .bool(server.running)),
+                ("activatable", .bool(server.activatable)),
+                ("owner", .string(server.owner)),
+                ("pid", .integer(server.pid)),
+                ("process", .string(server.process)),
+                ("name", .string(server.name)),
+                ("vendor", .string(server.vendor)),
+                ("version", .string(server.version)),
+                ("specVersion", .string(server.specVersion)),
+                ("capabilities", .strings(server.capabilities)),
+                ("fallbacks", .array(server.fallbacks.map { .object([("capability", .string($0.capability)), ("instead", .string($0.instead))]) })),
+                ("queuedOwners", .strings(server.queuedOwners)),
+                ("activationFiles", .strings(server.activationFiles)),
+            ]) } ?? .null),
+            ("badges", badgeListeners.map { listeners in .object([
+                ("listeners", .array(listeners.map { .object([
+                    ("busName", .string($0.busName)), ("what", .string($0.what)), ("certain", .bool($0.certain)),
+                ]) })),
+            ]) } ?? .null),
+        ])
+    }
+}
