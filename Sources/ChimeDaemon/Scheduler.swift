@@ -191,15 +191,18 @@ final class Scheduler {
             }
         }
         presentLate(late)
+        let events = history(onTime: shown, late: late, dropped: dropped, at: instant)
         shown += late
         // Recorded after showing: the fsync is not on the way to the screen. A crash in
-        // between shows it once more after the restart, which beats not at all.
+        // between shows it once more after the restart, which beats not at all. The
+        // history rows ride in the same transaction: no second fsync.
         do {
             try store.write { db in
                 for (notification, _) in shown + dropped {
                     try store.recordFiring(id: notification.id, at: notification.lastFired == instant ? instant : nil,
                                            nextIndex: notification.nextIndex, nextFire: notification.nextFire, in: db)
                 }
+                for event in events { try store.record(event, in: db) }
             }
         } catch {
             logger.error("Cannot record firings: \(error)")
@@ -214,6 +217,22 @@ final class Scheduler {
         }
         for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
         for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
+    }
+
+    /// The history rows of one batch, in due order within each kind.
+    private func history(onTime: [(ScheduledNotification, TimeInterval)], late: [(ScheduledNotification, TimeInterval)],
+                         dropped: [(ScheduledNotification, TimeInterval)], at instant: Date) -> [HistoryEntry] {
+        let summarized = late.count > Self.coalescingThreshold
+        return onTime.map { HistoryEntry(time: instant, id: $0.0.id, event: .fired, title: $0.0.alert.title) }
+            + late.map { notification, lateBy in
+                HistoryEntry(time: instant, id: notification.id, event: .late, title: notification.alert.title,
+                             detail: "Due \(LateText.describe(lateBy)) ago" + (summarized ? "; shown in a summary of \(late.count)." : "."))
+            }
+            + dropped.map { notification, lateBy in
+                let limit = notification.lateLimit.map { " of \(LateText.describe($0))" } ?? ""
+                return HistoryEntry(time: instant, id: notification.id, event: .dropped, title: notification.alert.title,
+                                    detail: "\(LateText.describe(lateBy)) late, past its late limit\(limit).")
+            }
     }
 
     /// Shows what was missed, saying how late; many at once become one summary

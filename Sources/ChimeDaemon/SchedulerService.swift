@@ -24,6 +24,9 @@ final class SchedulerService {
     /// Alerts on screen (or waiting for a server), by Chime id: their userInfo goes out
     /// with every action.
     private var presented: [String: Alert] = [:]
+    /// The ids among `presented` that came from the schedule: their closing goes in the
+    /// history. `chime notify` ones stay out of it, so showing one costs no disk write.
+    private var firedOnScreen: Set<String> = []
     /// Named sets of buttons and their handlers: the built-in ones and the user's config.
     var categories = Category.builtIn
     private let commands: CommandRunner
@@ -47,6 +50,7 @@ final class SchedulerService {
         scheduler.onFired = { [unowned self] notification, lateBy, shown in
             guard shown else { return }
             self.presented[notification.id] = notification.alert
+            self.firedOnScreen.insert(notification.id)
             self.applyBadge(of: notification.alert)
             var entries = NotificationEncoding.entries(notification, zone: TimeZone.current)
             entries.append(("lateBy", .double(lateBy)))
@@ -96,19 +100,22 @@ final class SchedulerService {
                 Method(name("Cancel"), inputs: [Argument("id", "s")], handler: .deferred { [unowned self] call, responder in
                     let id = Self.string(call.arguments[0])
                     self.cancel(responder) { db in
-                        let deleted = try self.store.delete(ids: [id], in: db)
+                        let deleted = try self.store.cancel(ids: [id], at: self.now(), detail: "", in: db)
                         guard !deleted.isEmpty else { throw Self.notFound(id) }
                         return deleted
                     } reply: { _ in [] }
                 }),
                 Method(name("CancelAll"), outputs: [Argument("count", "u")], handler: .deferred { [unowned self] _, responder in
-                    self.cancel(responder) { db in try self.store.deleteScheduled(in: db) } reply: { [.uint32(UInt32($0.count))] }
+                    self.cancel(responder) { db in
+                        try self.store.cancelScheduled(at: self.now(), detail: "All scheduled were cancelled.", in: db)
+                    } reply: { [.uint32(UInt32($0.count))] }
                 }),
                 Method(name("CancelMatching"), inputs: [Argument("key", "s"), Argument("value", "s")], outputs: [Argument("count", "u")],
                        handler: .deferred { [unowned self] call, responder in
                     let key = Self.string(call.arguments[0]), value = Self.string(call.arguments[1])
                     self.cancel(responder) { db in
-                        try self.store.delete(ids: try self.store.ids(matchingKey: key, value: value, in: db), in: db)
+                        try self.store.cancel(ids: try self.store.ids(matchingKey: key, value: value, in: db), at: self.now(),
+                                              detail: "Matched \(key)=\(value).", in: db)
                     } reply: { [.uint32(UInt32($0.count))] }
                 }),
                 Method(name("Get"), inputs: [Argument("id", "s")], outputs: [Argument("notification", "a{sv}")]) {
@@ -119,11 +126,41 @@ final class SchedulerService {
                     }
                     return [.variantDictionary(NotificationEncoding.entries(notification, zone: TimeZone.current))]
                 },
+                Method(name("GetJSON"), inputs: [Argument("id", "s")], outputs: [Argument("json", "s")]) {
+                    [unowned self] call throws(DBusError) in
+                    let id = Self.string(call.arguments[0])
+                    guard let notification = try self.read({ () throws(StoreError) in try self.store.notification(id: id) }) else {
+                        throw Self.notFound(id)
+                    }
+                    let entries = NotificationEncoding.entries(notification, zone: TimeZone.current)
+                    return [.string(NotificationEncoding.jsonText(.variantDictionary(entries)))]
+                },
                 Method(name("List"), outputs: [Argument("notifications", "aa{sv}")]) { [unowned self] _ throws(DBusError) in
                     [.array(element: "a{sv}", try self.list().map { .variantDictionary($0) })]
                 },
                 Method(name("ListJSON"), outputs: [Argument("json", "s")]) { [unowned self] _ throws(DBusError) in
                     [.string(NotificationEncoding.json(try self.list()))]
+                },
+                Method(name("History"), inputs: [Argument("limit", "u")], outputs: [Argument("events", "aa{sv}")]) {
+                    [unowned self] call throws(DBusError) in
+                    let limit = try HistoryEncoding.limit(call.arguments[0])
+                    let events = try self.read { () throws(StoreError) in try self.store.history(limit: limit) }
+                    return [HistoryEncoding.array(events, zone: TimeZone.current)]
+                },
+                Method(name("HistoryJSON"), inputs: [Argument("limit", "u")], outputs: [Argument("json", "s")]) {
+                    [unowned self] call throws(DBusError) in
+                    let limit = try HistoryEncoding.limit(call.arguments[0])
+                    let events = try self.read { () throws(StoreError) in try self.store.history(limit: limit) }
+                    return [.string(HistoryEncoding.json(events, zone: TimeZone.current))]
+                },
+                Method(name("HistoryOf"), inputs: [Argument("id", "s"), Argument("limit", "u")],
+                       outputs: [Argument("events", "aa{sv}")]) { [unowned self] call throws(DBusError) in
+                    let id = Self.string(call.arguments[0])
+                    let limit = try HistoryEncoding.limit(call.arguments[1])
+                    guard let events = try self.read({ () throws(StoreError) in try self.store.history(of: id, limit: limit) }) else {
+                        throw Self.notFound(id)
+                    }
+                    return [HistoryEncoding.array(events, zone: TimeZone.current)]
                 },
                 Method(name("NextFireTimes"),
                        inputs: [Argument("when", "s"), Argument("options", "a{ss}"), Argument("count", "u")],
@@ -369,6 +406,8 @@ final class SchedulerService {
         let alert = (try? alert(for: id)) ?? nil
         emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(alert?.userInfo ?? [:])])
         guard let alert else { return }
+        let label = expand(alert).allActions.first { $0.key == key }?.label ?? ""
+        record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: label, action: key))
         // A click on the notification itself opens its app, as iOS launches the app with
         // the notification in its launch options.
         if key == Action.defaultKey, let entry = alert.desktopEntry {
@@ -395,13 +434,17 @@ final class SchedulerService {
         if alert.badge != nil, let entry = alert.desktopEntry, let count = try? badge(entry), count > 0 {
             setBadge(entry, count - 1) {}
         }
-        complete(id)
+        complete(id, title: alert.title)
     }
 
-    private func complete(_ id: String) {
+    private func complete(_ id: String, title: String) {
         let instant = now()
         var ended: [String] = []
-        commits.stage({ db in ended = try self.store.complete(id: id, at: instant, in: db) }, done: { [unowned self] result in
+        commits.stage({ db in
+            ended = try self.store.complete(id: id, at: instant, in: db)
+            let detail = ended.isEmpty ? "Nothing was left to fire." : "No further occurrences of \(ended.joined(separator: ", "))."
+            try self.store.record(HistoryEntry(time: instant, id: id, event: .completed, title: title, detail: detail), in: db)
+        }, done: { [unowned self] result in
             if case .failure(let error) = result {
                 self.logger.error("Cannot complete \(id): \(error)")
                 return
@@ -426,6 +469,8 @@ final class SchedulerService {
         commits.stage({ db in
             copy.origin = try self.store.lineageRoot(of: id, in: db)
             while try !self.store.insert(copy, in: db) { copy.id = NotificationID.random() }
+            try self.store.record(HistoryEntry(time: instant, id: id, event: .snoozed, title: alert.title,
+                                               detail: "Again in \(LateText.describe(seconds)).", copy: copy.id), in: db)
         }, done: { [unowned self] result in
             switch result {
             case .success:
@@ -438,8 +483,26 @@ final class SchedulerService {
     }
 
     private func closed(id: String, reason: UInt32) {
-        presented[id] = nil
+        let alert = presented.removeValue(forKey: id)
+        if firedOnScreen.remove(id) != nil, let alert {
+            // Reason 3 is a CloseNotification call: Chime's own, when `expires` ran out.
+            let expired = reason == 1 || (reason == 3 && (alert.expires ?? 0) > 0)
+            let detail = switch reason {
+            case 1: "The server's time for it ran out."
+            case 2: "Dismissed."
+            case 3: expired ? "Its expiry time passed." : "Closed by a program."
+            default: "Closed."
+            }
+            record(HistoryEntry(time: now(), id: id, event: expired ? .expired : .closed, title: alert.title, detail: detail))
+        }
         emit("Closed", [.string(id), .uint32(reason)])
+    }
+
+    /// Writes one history event with the next group commit.
+    private func record(_ entry: HistoryEntry) {
+        commits.stage({ db in try self.store.record(entry, in: db) }, done: { [unowned self] result in
+            if case .failure(let error) = result { self.logger.error("Cannot record \(entry.event) of \(entry.id): \(error)") }
+        })
     }
 
     private func emit(_ member: String, _ arguments: [Value]) {

@@ -9,7 +9,16 @@ import Glibc
 /// Every change is one transaction, committed before the caller is answered. The
 /// directory is 0700 and the files 0600 (the daemon's umask is 077). One daemon per
 /// directory: an exclusive `flock` on `lock` is held for the store's lifetime.
+///
+/// It also keeps a bounded history of what happened to notifications (`chime log`),
+/// written in the same transaction as the change each event belongs to.
 public final class Store {
+    /// How many history rows are kept by default: the newest.
+    public static let defaultHistoryLimit = 10_000
+    /// A bulk cancel of more than this many is one history row, not one per
+    /// notification: cancelling a large schedule must not push the rest of the history out.
+    public static let itemizedCancelLimit = 100
+
     /// Where the store lives.
     public let directory: URL
     public var databaseURL: URL { directory.appendingPathComponent("chime.sqlite") }
@@ -20,10 +29,18 @@ public final class Store {
     private let lockDescriptor: Int32
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
+    /// How many history rows to keep.
+    public let historyLimit: Int
+    /// History rows added since the last pruning. Pruning waits for a tenth of the limit,
+    /// so it is one DELETE per thousand events instead of one per event.
+    private var addedSincePruning = 0
+    private var pruneInterval: Int { max(1, historyLimit / 10) }
 
-    /// Opens (creating when needed) the store in `directory`.
-    public init(directory: URL) throws(StoreError) {
+    /// Opens (creating when needed) the store in `directory`, keeping the newest
+    /// `historyLimit` history rows.
+    public init(directory: URL, historyLimit: Int = Store.defaultHistoryLimit) throws(StoreError) {
         self.directory = directory
+        self.historyLimit = max(1, historyLimit)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -57,6 +74,10 @@ public final class Store {
                 throw .cannotOpen(url.path, "\(error)")
             }
         }
+        // A history that grew past the limit (a smaller limit, or rows added since the
+        // last pruning) is pruned with the first event written.
+        let rows = (try? database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") }) ?? nil
+        if let rows, rows > self.historyLimit { addedSincePruning = pruneInterval }
     }
 
     deinit {
@@ -118,6 +139,26 @@ public final class Store {
                 ALTER TABLE notification ADD COLUMN origin TEXT;
                 ALTER TABLE notification ADD COLUMN completed REAL;
                 CREATE INDEX notification_origin ON notification(origin) WHERE origin IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v3: history") { db in
+            // seq without AUTOINCREMENT: a new row gets max + 1, and pruning removes only
+            // the oldest, so seq stays dense and `max - limit` is the pruning bound.
+            // lineage: the notification a snoozed copy came from (its own id when none),
+            // so `chime log --id` finds a notification and all its copies in one look-up.
+            try db.execute(sql: """
+                CREATE TABLE history (
+                    seq INTEGER PRIMARY KEY,
+                    time REAL NOT NULL,
+                    notificationId TEXT NOT NULL,
+                    lineage TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    actionKey TEXT,
+                    copyId TEXT,
+                    title TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                );
+                CREATE INDEX history_lineage ON history(lineage);
                 """)
         }
         return migrator
@@ -196,14 +237,24 @@ public final class Store {
         return lineage
     }
 
-    /// Deletes the given ids; returns those that existed.
-    public func delete(ids: [String], in db: Database) throws -> [String] {
+    /// Deletes the given ids and records them as cancelled; returns those that existed.
+    public func cancel(ids: [String], at instant: Date, detail: String, in db: Database) throws -> [String] {
+        let itemized = ids.count <= Self.itemizedCancelLimit
+        if itemized {
+            // Recorded first: the title is in the row about to go. Unknown ids add nothing.
+            let record = try db.cachedStatement(sql: """
+                INSERT INTO history (time, notificationId, lineage, event, title, detail)
+                SELECT ?, id, coalesce(origin, id), 'cancelled', \(Self.storedTitle), ? FROM notification WHERE id = ?
+                """)
+            for id in ids { try record.execute(arguments: [instant.timeIntervalSince1970, detail, id]) }
+        }
         var deleted: [String] = []
         let delete = try db.cachedStatement(sql: "DELETE FROM notification WHERE id = ?")
         for id in ids {
             try delete.execute(arguments: [id])
             if db.changesCount > 0 { deleted.append(id) }
         }
+        try recordedCancels(deleted.count, itemized: itemized, at: instant, detail: detail, in: db)
         return deleted
     }
 
@@ -215,11 +266,56 @@ public final class Store {
             """, arguments: [key, value])
     }
 
-    /// Deletes every scheduled notification in one statement; returns their ids.
-    public func deleteScheduled(in db: Database) throws -> [String] {
+    /// Deletes every scheduled notification in one statement and records them as
+    /// cancelled; returns their ids.
+    public func cancelScheduled(at instant: Date, detail: String, in db: Database) throws -> [String] {
         let ids = try String.fetchAll(db, sql: "SELECT id FROM notification WHERE state = 'scheduled'")
+        let itemized = ids.count <= Self.itemizedCancelLimit
+        if itemized {
+            try db.execute(sql: """
+                INSERT INTO history (time, notificationId, lineage, event, title, detail)
+                SELECT ?, id, coalesce(origin, id), 'cancelled', \(Self.storedTitle), ? FROM notification
+                WHERE state = 'scheduled' ORDER BY nextFire, id
+                """, arguments: [instant.timeIntervalSince1970, detail])
+        }
         try db.execute(sql: "DELETE FROM notification WHERE state = 'scheduled'")
+        try recordedCancels(ids.count, itemized: itemized, at: instant, detail: detail, in: db)
         return ids
+    }
+
+    /// The title inside a row's alert, read by SQLite so a cancel decodes no alerts.
+    /// The CAST keeps newer SQLite from taking the blob for its binary JSON.
+    private static let storedTitle = "coalesce(json_extract(CAST(alert AS TEXT), '$.title'), '')"
+
+    /// Counts itemized cancel rows, or writes the one row that sums up a bulk cancel.
+    private func recordedCancels(_ count: Int, itemized: Bool, at instant: Date, detail: String, in db: Database) throws {
+        if itemized {
+            try pruneHistoryIfDue(adding: count, in: db)
+        } else if count > 0 {
+            try record(HistoryEntry(time: instant, id: "", event: .cancelled, title: "\(count) notifications", detail: detail), in: db)
+        }
+    }
+
+    // MARK: - History (inside write)
+
+    /// Adds one event. The lineage is looked up here, so callers need not know it.
+    public func record(_ entry: HistoryEntry, in db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO history (time, notificationId, lineage, event, actionKey, copyId, title, detail)
+            VALUES (?, ?, coalesce((SELECT coalesce(origin, id) FROM notification WHERE id = ?), ?), ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                entry.time.timeIntervalSince1970, entry.id, entry.id, entry.id, entry.event.rawValue, entry.action, entry.copy,
+                entry.title, entry.detail,
+            ])
+        try pruneHistoryIfDue(adding: 1, in: db)
+    }
+
+    /// Prunes to the newest `historyLimit` rows once enough were added since last time.
+    private func pruneHistoryIfDue(adding count: Int, in db: Database) throws {
+        addedSincePruning += count
+        guard addedSincePruning >= pruneInterval else { return }
+        try db.execute(sql: "DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", arguments: [historyLimit])
+        addedSincePruning = 0
     }
 
     public func setMeta(_ key: String, _ value: String, in db: Database) throws {
@@ -252,6 +348,27 @@ public final class Store {
         }
     }
 
+    /// The newest `limit` history events, newest first.
+    public func history(limit: Int) throws(StoreError) -> [HistoryEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM history ORDER BY seq DESC LIMIT ?", arguments: [limit]).compactMap(decodeHistory)
+        }
+    }
+
+    /// The newest `limit` events of `id`'s lineage (it, the notification it was snoozed
+    /// from, and every snoozed copy), newest first; nil when the id is unknown.
+    public func history(of id: String, limit: Int) throws(StoreError) -> [HistoryEntry]? {
+        try read { db in
+            // A cancelled notification is gone from its table; its history still knows it.
+            guard let lineage = try String.fetchOne(db, sql: """
+                SELECT coalesce((SELECT coalesce(origin, id) FROM notification WHERE id = ?1),
+                                (SELECT lineage FROM history WHERE notificationId = ?1 ORDER BY seq DESC LIMIT 1))
+                """, arguments: [id]) else { return nil }
+            return try Row.fetchAll(db, sql: "SELECT * FROM history WHERE lineage = ? ORDER BY seq DESC LIMIT ?",
+                                    arguments: [lineage, limit]).compactMap(decodeHistory)
+        }
+    }
+
     /// What the heap needs at start-up, without decoding alerts: id, due time, and
     /// whether the due time depends on the system zone.
     public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date, floating: Bool)] {
@@ -263,6 +380,13 @@ public final class Store {
             }
             return result
         }
+    }
+
+    /// A history row; nil for an event this version does not know (written by a newer one).
+    private func decodeHistory(_ row: Row) -> HistoryEntry? {
+        guard let event = HistoryEntry.Event(rawValue: row["event"]) else { return nil }
+        return HistoryEntry(time: Date(timeIntervalSince1970: row["time"]), id: row["notificationId"], event: event,
+                            title: row["title"], detail: row["detail"], action: row["actionKey"], copy: row["copyId"])
     }
 
     private func decode(_ row: Row) throws -> ScheduledNotification {
