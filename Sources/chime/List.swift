@@ -1,12 +1,22 @@
 import ArgumentParser
 import DBus
+import Glibc
 
 /// `chime list`: what is scheduled, soonest first.
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List scheduled notifications, soonest first.",
         discussion: """
-            Example:
+            Times are local, in the date and time format of the locale (LC_TIME); in the C \
+            locale they read 2026-12-24 18:00. Notifications that are due but wait for a \
+            notification server show as pending.
+
+            --json prints an array of objects with the keys of Schedule (title, body, when, \
+            repeat, every, userInfo, ...) plus id, state, nextFire (Unix seconds), \
+            nextFireLocal (ISO 8601 with offset), lastFired, fireCount, created, origin and \
+            completed; keys without a value are left out.
+
+            Examples:
               chime list
               chime list --json
             """
@@ -23,10 +33,10 @@ struct List: ParsableCommand {
         }
         let notifications = try client.callOrFail("List", []).first?.arrayElements ?? []
         let rows = notifications.compactMap(\.stringKeyedEntries).map { entries -> [String] in
-            let fields = Dictionary(entries.map { ($0.key, $0.value.unwrapped) }, uniquingKeysWith: { first, _ in first })
+            let fields = Display.fields(entries)
             return [
                 fields["id"]?.stringValue ?? "",
-                fields["state"]?.stringValue == "pending" ? "pending" : Display.localTime(fields["nextFireLocal"]?.stringValue),
+                fields["state"]?.stringValue == "pending" ? "pending" : Display.localTime(fields["nextFire"]?.integerValue),
                 Display.repetition(fields["repeat"]?.stringValue, every: fields["every"]?.integerValue),
                 fields["title"]?.stringValue ?? "",
             ]
@@ -41,11 +51,96 @@ struct List: ParsableCommand {
 
 /// Text for people, without Foundation (chime starts faster without it).
 enum Display {
-    /// "2026-12-24T18:00:00+01:00" → "2026-12-24 18:00" (the daemon gives local time).
-    static func localTime(_ iso: String?) -> String {
-        guard let iso, iso.count >= 16 else { return "-" }
-        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(5)
+    /// The entries of an `a{sv}` by key, their variants unwrapped.
+    static func fields(_ entries: [(key: String, value: Value)]) -> [String: Value] {
+        Dictionary(entries.map { ($0.key, $0.value.unwrapped) }, uniquingKeysWith: { first, _ in first })
     }
+
+    // MARK: - Local time
+
+    /// The `strftime` format of local times: the locale's date and its time to the
+    /// minute, or "2026-12-24 18:00" in the C locale, whose own "12/24/26" helps nobody.
+    ///
+    /// Made once, on first use: only commands that print times pay for reading the locale.
+    static let timeFormat: String = {
+        guard let name = setlocale(LC_TIME, "").map({ String(cString: $0) }),
+              name != "C", name != "POSIX", !name.hasPrefix("C.") else { return "%Y-%m-%d %H:%M" }
+        let time = withoutSeconds(String(cString: nl_langinfo(nl_item(T_FMT))),
+                                  twelveHour: String(cString: nl_langinfo(nl_item(T_FMT_AMPM))))
+        return "%x " + (time.isEmpty ? "%H:%M" : time)
+    }()
+
+    /// A time format without its seconds: "%H:%M:%S" → "%H:%M", "%r" → "%I:%M %p",
+    /// "%H時%M分%S秒" → "%H時%M分". A reminder's seconds are noise in a table.
+    static func withoutSeconds(_ format: String, twelveHour: String) -> String {
+        let expanded = format.replacingAll("%T", with: "%H:%M:%S").replacingAll("%r", with: twelveHour)
+        let characters = Array(expanded)
+        var result = ""
+        var index = 0
+        while index < characters.count {
+            guard characters[index] == "%", index + 1 < characters.count else {
+                result.append(characters[index])
+                index += 1
+                continue
+            }
+            guard characters[index + 1] == "S" else {
+                result.append(characters[index])
+                result.append(characters[index + 1])
+                index += 2
+                continue
+            }
+            // The separator before the seconds and a unit word after them go with them.
+            if let last = result.last, last == ":" || last == "." { result.removeLast() }
+            index += 2
+            while index < characters.count, characters[index] != "%", characters[index] != " ", !characters[index].isASCII {
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// Unix seconds as a local time for people; "-" for none.
+    static func localTime(_ seconds: Int64?) -> String {
+        guard let seconds else { return "-" }
+        var time = time_t(seconds)
+        var parts = tm()
+        guard localtime_r(&time, &parts) != nil else { return "-" }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let count = strftime(&buffer, buffer.count, timeFormat, &parts)
+        guard count > 0 else { return "-" }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// "2026-12-24T18:00:00+01:00" (as chimed writes times) → Unix seconds.
+    static func instant(iso: String) -> Int64? {
+        let bytes = Array(iso.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        var offset = 0
+        if bytes.count > 19, bytes[19] != UInt8(ascii: "Z") {
+            guard let hours = number(20..<22), let minutes = number(23..<25) else { return nil }
+            offset = (hours * 3600 + minutes * 60) * (bytes[19] == UInt8(ascii: "-") ? -1 : 1)
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        return Int64(timegm(&parts)) - Int64(offset)
+    }
+
+    // MARK: - Tables
 
     static func repetition(_ unit: String?, every: Int64?) -> String {
         guard let unit else { return "-" }
@@ -76,5 +171,19 @@ enum Display {
             return entries.map { text($0.key) + "=" + text($0.value) }.joined(separator: ", ")
         case let other: return other.integerValue.map(String.init) ?? "\(other)"
         }
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (Foundation's replacingOccurrences, without Foundation).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }

@@ -6,9 +6,15 @@ struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the next fire times of a rule without scheduling it.",
         discussion: """
+            Times are local, in the locale's format (2026-12-24 18:00 in the C locale).
+
+            --json prints an array of objects with the keys time (ISO 8601 with offset) and \
+            timestamp (Unix seconds).
+
             Examples:
               chime next 9:00 --repeat day --count 3
               chime next 2026-01-31 09:00 --repeat month --count 4
+              chime next "mon 8:30" --repeat week --json
             """
     )
 
@@ -20,10 +26,19 @@ struct Next: ParsableCommand {
     @Option(help: "How many fire times to print.")
     var count: UInt32 = 5
 
+    @Flag(help: "Print JSON (an array of {\"time\", \"timestamp\"} objects) instead of lines.")
+    var json = false
+
     func run() throws {
         let reply = try SchedulerClient.connectOrFail().callOrFail(
             "NextFireTimes", [.string(time.joined(separator: " ")), .stringDictionary(rule.options), .uint32(count)])
-        for time in reply.first?.arrayElements ?? [] { print(time.stringValue ?? "") }
+        let times = (reply.first?.arrayElements ?? []).compactMap(\.stringValue)
+        if json {
+            print(JSONText.array(times.map { .object([("time", .string($0)), ("timestamp", .integer(Display.instant(iso: $0)))]) })
+                .rendered())
+        } else {
+            for time in times { print(Display.localTime(Display.instant(iso: time))) }
+        }
     }
 }
 

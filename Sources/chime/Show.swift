@@ -6,20 +6,38 @@ struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show one notification.",
         discussion: """
-            Example:
+            Times (created, nextFire, lastFired, completed) are local, in the locale's format.
+
+            --json prints one object with the keys of a chime list --json element.
+
+            Examples:
               chime show 3kq9xw2m
+              chime show 3kq9xw2m --json
             """
     )
+
+    /// Keys whose values are Unix seconds, shown as local times.
+    static let timeKeys: Set<String> = ["created", "nextFire", "lastFired", "completed"]
 
     @ArgumentParser.Argument(help: "The id chime add printed.")
     var id: String
 
+    @Flag(help: "Print JSON (one object with the keys of a chime list --json element) instead of lines.")
+    var json = false
+
     func run() throws {
-        let reply = try SchedulerClient.connectOrFail().callOrFail("Get", [.string(id)])
-        let entries = reply.first?.stringKeyedEntries ?? []
+        let client = try SchedulerClient.connectOrFail()
+        if json {
+            print(try client.callOrFail("GetJSON", [.string(id)]).first?.stringValue ?? "{}")
+            return
+        }
+        let reply = try client.callOrFail("Get", [.string(id)])
+        // nextFire already says it as a local time.
+        let entries = (reply.first?.stringKeyedEntries ?? []).filter { $0.key != "nextFireLocal" }
         let width = entries.map(\.key.count).max() ?? 0
         for (key, value) in entries {
-            print(key + ":" + String(repeating: " ", count: width - key.count + 1) + Display.text(value))
+            let text = Self.timeKeys.contains(key) ? Display.localTime(value.unwrapped.integerValue) : Display.text(value)
+            print(key + ":" + String(repeating: " ", count: width - key.count + 1) + text)
         }
     }
 }

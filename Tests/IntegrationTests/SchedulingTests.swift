@@ -139,15 +139,16 @@ struct SchedulingTests {
 
     @Test func nextPrintsMonthEndsFromTheFirstOccurrence() throws {
         let session = try TestSession()
-        let result = try session.run(["chime", "next", "2030-01-31", "09:00", "--repeat", "month", "--count", "4"])
+        // --json: the times with their offsets, whatever the locale.
+        let result = try session.run(["chime", "next", "2030-01-31", "09:00", "--repeat", "month", "--count", "4", "--json"])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == """
-            2030-01-31T09:00:00+01:00
-            2030-02-28T09:00:00+01:00
-            2030-03-31T09:00:00+02:00
-            2030-04-30T09:00:00+02:00
-
-            """)
+        let times = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(times.map { $0["time"] as? String } == [
+            "2030-01-31T09:00:00+01:00",
+            "2030-02-28T09:00:00+01:00",
+            "2030-03-31T09:00:00+02:00",
+            "2030-04-30T09:00:00+02:00",
+        ])
     }
 
     @Test(arguments: [
