@@ -8,6 +8,13 @@ struct Chime: ParsableCommand {
             chime is a thin client: chimed (started by D-Bus activation when it is not \
             running) shows the notifications and hears their buttons, even after chime exits.
 
+            Commands that print data take --json; chime COMMAND --help names its keys.
+
+            Examples:
+              chime notify "Backup done"
+              chime add "Stand up" --in 45m --category reminder
+              chime log --limit 10
+
             EXIT STATUS
               0   success; for doctor: healthy
               1   chimed refused or failed the request (an id that does not exist, say); \
@@ -17,6 +24,6 @@ struct Chime: ParsableCommand {
             chimed speaks another version of its D-Bus interface (restart it)
             """,
         version: "0.2.0",
-        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Doctor.self]
+        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Log.self, Doctor.self]
     )
 }
