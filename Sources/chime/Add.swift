@@ -11,10 +11,13 @@ struct Add: ParsableCommand {
             float: 9:00 stays 9:00 when the system moves to another time zone, unless --zone \
             pins them. --in takes a duration (20m, 1h30m, 2d) and makes an instant.
 
+            --json prints {"id": ID} instead of the bare id.
+
             Examples:
               chime add "Stand up" --in 45m
               chime add "Standup meeting" "Room 4" --at "mon 9:30" --repeat week
               chime add "Water the plants" --at 8:00 --repeat day --every 3 --user-info plant=fern
+              chime add "Tea" --in 4m --json
             """
     )
 
@@ -56,6 +59,9 @@ struct Add: ParsableCommand {
     @Option(name: .customLong("late-limit"), help: "Drop it instead if it would fire later than this, such as 10m.")
     var lateLimit: String?
 
+    @Flag(help: "Print JSON, {\"id\": ID}, instead of the bare id.")
+    var json = false
+
     func validate() throws {
         guard (at == nil) != (after == nil) else { throw ValidationError("give exactly one of --at TIME or --in DURATION.") }
         for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
@@ -90,6 +96,7 @@ struct Add: ParsableCommand {
     func run() throws {
         let reply = try SchedulerClient.connectOrFail().callOrFail(
             "ScheduleSimple", [.string(when), .string(title), .string(body), .stringDictionary(options)])
-        print(reply.first?.stringValue ?? "")
+        let id = reply.first?.stringValue ?? ""
+        print(json ? JSONText.object([("id", .string(id))]).rendered() : id)
     }
 }

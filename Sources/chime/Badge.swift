@@ -9,9 +9,12 @@ struct Badge: ParsableCommand {
             Docks that follow the Unity LauncherEntry protocol (Dash to Dock, Plank, KDE's \
             task manager) show it on the app's icon.
 
+            --json prints {"app": DESKTOP-ENTRY, "count": N}, after setting it when a count is given.
+
             Examples:
               chime badge --app org.example.Todo 3
               chime badge --app org.example.Todo
+              chime badge --app org.example.Todo --json
             """
     )
 
@@ -21,12 +24,19 @@ struct Badge: ParsableCommand {
     @ArgumentParser.Argument(help: "The number to show; without it, print the current one.")
     var count: UInt32?
 
+    @Flag(help: "Print JSON, {\"app\": DESKTOP-ENTRY, \"count\": N}.")
+    var json = false
+
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
+        let current: Int64
         if let count {
             _ = try client.callOrFail("SetBadge", [.string(app), .uint32(count)])
+            guard json else { return }
+            current = Int64(count)
         } else {
-            print(try client.callOrFail("GetBadge", [.string(app)]).first?.integerValue ?? 0)
+            current = try client.callOrFail("GetBadge", [.string(app)]).first?.integerValue ?? 0
         }
+        print(json ? JSONText.object([("app", .string(app)), ("count", .integer(current))]).rendered() : String(current))
     }
 }

@@ -6,10 +6,15 @@ struct Cancel: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Cancel scheduled notifications.",
         discussion: """
+            An id that is not there ends the command with status 1, after the ids before it \
+            were cancelled.
+
+            --json prints {"count": N}, the number cancelled, for every form.
+
             Examples:
               chime cancel 3kq9xw2m
               chime cancel --match plant=fern
-              chime cancel --all
+              chime cancel --all --json
             """
     )
 
@@ -22,6 +27,9 @@ struct Cancel: ParsableCommand {
     @Option(help: ArgumentHelp("Cancel those whose userInfo has KEY equal to VALUE.", valueName: "KEY=VALUE"))
     var match: String?
 
+    @Flag(help: "Print JSON, {\"count\": N}.")
+    var json = false
+
     func validate() throws {
         let forms = [!ids.isEmpty, all, match != nil].filter { $0 }.count
         guard forms == 1 else { throw ValidationError("give ids, --all or --match KEY=VALUE (one of them).") }
@@ -32,14 +40,22 @@ struct Cancel: ParsableCommand {
 
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
+        let count: Int64
         if all {
-            print("Cancelled \(try client.callOrFail("CancelAll", []).first?.integerValue ?? 0).")
+            count = try client.callOrFail("CancelAll", []).first?.integerValue ?? 0
         } else if let match {
             let parts = match.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let count = try client.callOrFail("CancelMatching", [.string(String(parts[0])), .string(String(parts[1]))])
-            print("Cancelled \(count.first?.integerValue ?? 0).")
+            count = try client.callOrFail("CancelMatching", [.string(String(parts[0])), .string(String(parts[1]))])
+                .first?.integerValue ?? 0
         } else {
             for id in ids { _ = try client.callOrFail("Cancel", [.string(id)]) }
+            count = Int64(ids.count)
+        }
+        if json {
+            print(JSONText.object([("count", .integer(count))]).rendered())
+        } else if ids.isEmpty {
+            // By id it is silent, as rm is: the ids were given, and each one was there.
+            print("Cancelled \(count).")
         }
     }
 }

@@ -15,6 +15,7 @@ extension NotifyRequest {
     ] }
     private static var flags: [String: WritableKeyPath<NotifyRequest, Bool>] { [
         "-e": \.transient, "--transient": \.transient, "-w": \.wait, "--wait": \.wait, "-p": \.printID, "--print-id": \.printID,
+        "--json": \.json,
     ] }
     private static let urgencies: Set<String> = ["low", "normal", "critical"]
 

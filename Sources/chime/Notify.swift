@@ -10,8 +10,12 @@ struct Notify: ParsableCommand {
             press and announces it on the bus as io.github.chime.Scheduler1.ActionInvoked. \
             -A does not imply --wait.
 
-            Example:
+            --json prints one object when chime is done: {"id": ID, "action": KEY}, where \
+            action is the pressed button's key with --wait, and null otherwise.
+
+            Examples:
               chime notify -u critical -A done=Done -A later="Remind me" "Backup" "Disk almost full"
+              chime notify --wait --json -A yes=Yes -A no=No "Deploy?"
             """,
         // notify-send uses -h for --hint; help stays on --help (and -?).
         helpNames: [.long, .customShort("?")]
@@ -51,6 +55,9 @@ struct Notify: ParsableCommand {
     @Flag(name: [.customShort("p"), .customLong("print-id")], help: "Print the notification's Chime id.")
     var printID = false
 
+    @Flag(help: "Print JSON, {\"id\": ID, \"action\": KEY or null}, instead of plain lines.")
+    var json = false
+
     @ArgumentParser.Argument(help: "The summary line.")
     var title: String
 
@@ -65,7 +72,8 @@ struct Notify: ParsableCommand {
     var request: NotifyRequest {
         NotifyRequest(
             title: title, body: body, urgency: urgency?.rawValue, appName: appName, icon: icon, category: category,
-            expireTime: expireTime, hints: hints, actions: actions, transient: transient, wait: wait, printID: printID
+            expireTime: expireTime, hints: hints, actions: actions, transient: transient, wait: wait, printID: printID,
+            json: json
         )
     }
 

@@ -15,6 +15,8 @@ struct NotifyRequest: Equatable {
     var transient = false
     var wait = false
     var printID = false
+    /// Print one JSON object, `{"id", "action"}`, instead of plain lines.
+    var json = false
 
     func validate() throws {
         for hint in hints where hint.split(separator: ":", maxSplits: 2).count < 3 {
@@ -55,6 +57,7 @@ struct NotifyRequest: Equatable {
 
         var outcome: ExitCode?
         var id: String?
+        var pressed: String?
         var subscriptions: [Subscription] = []
         if wait {
             // Subscribe before the call, so a press that comes at once is not missed.
@@ -62,7 +65,7 @@ struct NotifyRequest: Equatable {
                 subscriptions.append(try client.subscribe("ActionInvoked") { message in
                     guard let args = try? message.arguments(), args.count >= 2, args[0].stringValue == id,
                           let key = args[1].stringValue else { return }
-                    print(key)
+                    if json { pressed = key } else { print(key) }
                     outcome = .success
                 })
                 subscriptions.append(try client.subscribe("Closed") { message in
@@ -84,7 +87,8 @@ struct NotifyRequest: Equatable {
         } catch {
             throw client.failure(error, calling: "PresentNowSimple", arguments)
         }
-        if printID, let id { print(id) }
+        if json, !wait { printJSON(id: id, action: nil) }
+        if printID, !json, let id { print(id) }
         guard wait else { return }
 
         flushStandardOutput()
@@ -95,5 +99,11 @@ struct NotifyRequest: Equatable {
         }
         withExtendedLifetime(subscriptions) {}
         if let outcome, outcome != .success { throw outcome }
+        if json { printJSON(id: id, action: pressed) }
+    }
+
+    /// The `--json` output: the id, and the pressed key (null when none was, or without --wait).
+    private func printJSON(id: String?, action: String?) {
+        print(JSONText.object([("id", .string(id)), ("action", .string(action))]).rendered())
     }
 }

@@ -15,11 +15,13 @@ struct NotifyRequestTests {
         ["T", "-u", "low", "B", "--print-id"],
         ["-u", "low", "-u", "critical", "T"],
         ["--transient", "--wait", "--print-id", "Title with spaces", "Body\nwith lines"],
+        ["--json", "T"],
+        ["-w", "--json", "-A", "done=Done", "T", "B"],
     ]
 
     static let leftToArgumentParser: [[String]] = [
         [], ["--help"], ["-?"], ["-wp", "T"], ["--no-such", "T"], ["-u", "urgent", "T"], ["-t", "soon", "T"],
-        ["-h", "int:value", "T"], ["-A", "=Done", "T"], ["T", "B", "C"], ["--", "-T"], ["-u"], ["--wait=yes", "T"],
+        ["-h", "int:value", "T"], ["-A", "=Done", "T"], ["T", "B", "C"], ["--", "-T"], ["-u"], ["--wait=yes", "T"], ["--json=yes", "T"],
         ["-A", "-x", "T"],
     ]
 
