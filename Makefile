@@ -52,7 +52,9 @@ generated: $(GENERATED)
 $(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
 	$(SWIFT) build --product generate-manual
 	@mkdir -p $(@D)
-	"$$($(SWIFT) build --show-bin-path)/generate-manual-tool" $< --date $(MAN_DATE) --output-directory $(@D)
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(MAN_DATE) --output-directory $(@D)
+	@# A blank line in mdoc is an error to groff -ww; the discussions' paragraph breaks are .Pp.
+	sed -i 's/^$$/.Pp/' $@
 
 $(GEN_DIR)/completions/chime.bash: $(RELEASE_DIR)/chime
 	@mkdir -p $(@D)
@@ -66,14 +68,18 @@ $(GEN_DIR)/completions/chime.fish: $(RELEASE_DIR)/chime
 	@mkdir -p $(@D)
 	$< --generate-completion-script fish >$@.tmp && mv $@.tmp $@
 
-install: $(RELEASE_BINS) $(GENERATED)
+# NO_BUILD=1 installs what is already built without asking make to check it (the
+# tests do, while the build folder is in use).
+BUILT = $(if $(NO_BUILD),,$(RELEASE_BINS) $(GENERATED))
+
+install: $(BUILT)
 	@$(INSTALL_ENV) scripts/install.sh install
 
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 # A Debian package of the same files, installed under /usr.
-deb: $(RELEASE_BINS) $(GENERATED)
+deb: $(BUILT)
 	scripts/deps.sh deb
 	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" scripts/deb.sh
 

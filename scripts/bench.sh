@@ -3,26 +3,28 @@
 # more than notify-send; a schedule is durable at thousands per second where `at`
 # manages hundreds; a notification is sent within milliseconds of its due time; an
 # idle chimed never wakes up, however much is scheduled; it starts quickly and
-# stays small with 100,000 scheduled; and a button press takes effect at once. Prints figures; a missed target is not a
+# stays small with 100,000 scheduled; a button press takes effect at once; and the
+# first call through D-Bus activation is answered about as fast as a trivial C
+# service's. Everything runs as installed: `make install` into a temporary prefix,
+# whose activation file the bus uses. Prints figures; a missed target is not a
 # failure, a tool that errors is.
 #
 # CHIME_BIN_DIR       where chime, chimed and chime-bench are (default .build/release)
 # BENCH_RUNS          timed runs of each notify command (default 200)
 # BENCH_IDLE_SECONDS  how long to watch the idle daemon (default 60)
 # BENCH_AT_RUNS       `at` submissions to time (default 500)
+# BENCH_ACTIVATIONS   activations of each service to time (default 20)
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 bin_dir=${CHIME_BIN_DIR:-$CHIME_ROOT/.build/release}
-chime=$bin_dir/chime
-chimed=$bin_dir/chimed
 bench=$bin_dir/chime-bench
 runs=${BENCH_RUNS:-200}
 idle_seconds=${BENCH_IDLE_SECONDS:-60}
 at_runs=${BENCH_AT_RUNS:-500}
-service=$CHIME_SERVICE_DIR/io.github.chime.Chime.service
+activations=${BENCH_ACTIVATIONS:-20}
 
 # The issue's sizes: the throughput run, the schedule the daemon idles and fires
 # with, and the one it must start up with.
@@ -36,17 +38,29 @@ late_count=200
 press_count=1000
 late_spread=10
 
-for tool in "$chime" "$chimed" "$bench"; do
+for tool in "$bin_dir/chime" "$bin_dir/chimed" "$bench"; do
     [[ -x $tool ]] || chime_die "$tool is missing: run 'make release' first"
 done
 command -v at >/dev/null || chime_die "at is missing: run 'scripts/deps.sh bench'"
-# Timing a debug chimed against a release chime would say nothing.
-exec_line=$(grep -m 1 '^Exec=' "$service" 2>/dev/null) || exec_line=
-if [[ $(realpath -q "${exec_line#Exec=}") != $(realpath "$chimed") ]]; then
-    chime_die "$service does not start $chimed: run 'make services CONFIG=release'"
-fi
 
 chime_setup
+# Chime as `make install` lays it out; the private bus's only service folder is the
+# installed one, where the activation peers are added.
+prefix=$CHIME_TMP/prefix
+PREFIX=$prefix BIN_DIR=$bin_dir "$CHIME_ROOT/scripts/install.sh" install >/dev/null ||
+    chime_die "installing into $prefix failed"
+chime=$prefix/bin/chime
+chimed=$prefix/bin/chimed
+CHIME_SERVICE_DIR=$prefix/share/dbus-1/services
+"${CC:-cc}" -O2 -o "$CHIME_TMP/trivial-service" "$CHIME_ROOT/Benchmarks/activation/trivial-service.c" \
+    $(pkg-config --cflags --libs dbus-1) || chime_die "compiling the trivial C service failed"
+trivial_c=io.github.chime.bench.TrivialC
+trivial_python=io.github.chime.bench.TrivialPython
+printf '[D-BUS Service]\nName=%s\nExec=%s %s\n' "$trivial_c" "$CHIME_TMP/trivial-service" "$trivial_c" \
+    >"$CHIME_SERVICE_DIR/$trivial_c.service"
+printf '[D-BUS Service]\nName=%s\nExec=/usr/bin/python3 %s %s\n' "$trivial_python" \
+    "$CHIME_ROOT/Benchmarks/activation/trivial-service.py" "$trivial_python" \
+    >"$CHIME_SERVICE_DIR/$trivial_python.service"
 # The bus hands its environment to the chimed it activates: without this the
 # benchmark would fill the user's real schedule.
 export XDG_DATA_HOME=$CHIME_TMP/data
@@ -78,11 +92,30 @@ record() {
     printf '%s=%s\n' "$1" "$2" >>"$results"
 }
 
+# Runs chime-bench and shows its one-line result, which it leaves in bench_line.
+run_bench() {
+    bench_line=$("$bench" "$@") || chime_die "chime-bench $1 failed"
+    echo "  $bench_line"
+}
+
 # Microseconds since the epoch, without starting a process.
 now_us() {
     local t=$EPOCHREALTIME
     echo $((${t%.*} * 1000000 + 10#${t#*.}))
 }
+
+# Activation first, with an empty store, as on a new login: each round stops the
+# service, then times the first call.
+echo "First calls through activation, $activations each…"
+run_bench activate --name io.github.chime.Chime --count "$activations"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record activate_chimed "${BASH_REMATCH[1]}"
+run_bench activate --name "$trivial_c" --count "$activations"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record activate_c "${BASH_REMATCH[1]}"
+run_bench activate --name "$trivial_python" --count "$activations"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record activate_python "${BASH_REMATCH[1]}"
 
 # The first call activates chimed; time only calls to a running daemon.
 "$chime" notify "Warm-up" "Starts chimed" >/dev/null ||
@@ -117,12 +150,6 @@ status_field() {
 
 alive() {
     kill -0 "$chimed_pid" 2>/dev/null || chime_die "chimed exited $1"
-}
-
-# Runs chime-bench and shows its one-line result, which it leaves in bench_line.
-run_bench() {
-    bench_line=$("$bench" "$@") || chime_die "chime-bench $1 failed"
-    echo "  $bench_line"
 }
 
 # Leaves the rate a `chime-bench schedule` line reports in bench_rate.
@@ -281,9 +308,13 @@ p50, p99, worst = float(r["late_p50"]), float(r["late_p99"]), float(r["late_max"
 mib = lambda kib: int(kib) / 1024
 idle_rss, large_rss = mib(r["idle_rss"]), mib(r["large_rss"])
 start_ms, tools_ms = int(r["start_ms"]), int(r["ready_tools_ms"])
+act, act_c, act_py = float(r["activate_chimed"]), float(r["activate_c"]), float(r["activate_python"])
 rows = [
     ("figure", "value", "target / peer", "ratio"),
-    ("chime notify, median", f"{chime:.2f} ms", f"notify-send {send:.2f} ms", f"{chime / send:.2f} (target <= 1)"),
+    ("installed chime notify, median", f"{chime:.2f} ms", f"notify-send {send:.2f} ms", f"{chime / send:.2f} (target <= 1)"),
+    ("first call through activation, median", f"{act:.2f} ms", "target <= 15 ms", f"{act / 15:.2f}"),
+    ("", "", f"trivial C service {act_c:.2f} ms", f"{act / act_c:.1f}x C"),
+    ("", "", f"trivial Python service {act_py:.2f} ms", f"{act / act_py:.2f}x Python"),
     (f"schedules/s, 1 client, {r['window']} in flight", f"{chime_rate}/s", f"at {at_rate}/s", f"{chime_rate / at_rate:.1f}x at"),
     ("", "", "target >= 5000/s", f"{chime_rate / 5000:.2f}"),
     ("fire lateness p50, 10k scheduled", f"{p50:.2f} ms", "timer floor ~0.2 ms", f"{p50 / 0.2:.1f}x floor"),
@@ -304,5 +335,5 @@ rows = [
     ("mock server RSS", f"{mib(r['mock_rss']):.1f} MiB", "for scale (Python)", ""),
 ]
 for name, value, peer, ratio in rows:
-    print(f"{name:<38} {value:>11}   {peer:<32} {ratio}".rstrip())
+    print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())
 PY

@@ -76,5 +76,7 @@ chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm"
 
 mkdir -p "$OUT_DIR"
 deb=$OUT_DIR/chime_${version}_${arch}.deb
-dpkg-deb --root-owner-group --build "$stage" "$deb" >/dev/null
+# gzip: every dpkg reads it, and it packs the static binaries in seconds where xz
+# (dpkg-deb's default) takes minutes for a third less size.
+dpkg-deb --root-owner-group -Zgzip -z6 --build "$stage" "$deb" >/dev/null
 echo "$deb"

@@ -38,9 +38,12 @@ if [[ -n $home && $PREFIX == "$home/.local" ]]; then
     autostart_dir=$home/.config/autostart
 else
     unit_dir=$PREFIX/lib/systemd/user
-    # XDG_CONFIG_DIRS defaults to /etc/xdg only: an entry under /usr/local/etc would
-    # never be read.
-    autostart_dir=/etc/xdg/autostart
+    # XDG_CONFIG_DIRS defaults to /etc/xdg only, so the system prefixes use it; any
+    # other prefix keeps its entry under itself, as autotools' sysconfdir would.
+    case $PREFIX in
+        /usr | /usr/local) autostart_dir=/etc/xdg/autostart ;;
+        *) autostart_dir=$PREFIX/etc/xdg/autostart ;;
+    esac
 fi
 # Debian's zsh searches vendor-completions for packaged files, site-functions for
 # local ones.
@@ -104,7 +107,8 @@ check_writable() {
 install_files() {
     check_sources
     check_writable
-    local mode source target filled
+    local mode source target
+    # Global: the EXIT trap runs after this function's locals are gone.
     filled=$(mktemp)
     trap 'rm -f "$filled"' EXIT
     while read -r mode source target; do

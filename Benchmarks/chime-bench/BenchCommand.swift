@@ -8,6 +8,7 @@ enum BenchCommand {
         usage: chime-bench schedule --count N --window W --when WHEN [--prefix P]
                chime-bench lateness --count K --spread S [--window W] [--grace G]
                chime-bench presses --count N --action KEY [--output FILE]
+               chime-bench activate --name NAME --count N
 
         schedule  sends N ScheduleSimple calls to io.github.chime.Chime, W in flight at once,
                   and waits for every reply (each one means the row is committed).
@@ -19,6 +20,9 @@ enum BenchCommand {
                   of category bench, presses KEY on each and reports the time to its effect:
                   the command starting (it appends "ID SECONDS" to FILE), or without --output
                   the daemon having committed the change (a Ping answered after its signal).
+
+        activate  N times: stops NAME's owner, then times a Ping to NAME, which the bus
+                  answers by starting the service from its activation file.
 
         W defaults to 128: dbus-daemon's built-in limit of pending replies per connection,
         in force on a bus whose configuration does not raise it.
@@ -35,6 +39,8 @@ enum BenchCommand {
                 try LatenessCommand(options).run()
             case "presses":
                 try PressesCommand(options).run()
+            case "activate":
+                try ActivateCommand(options).run()
             case "-h", "--help":
                 print(usage)
             default:

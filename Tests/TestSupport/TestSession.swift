@@ -18,15 +18,20 @@ public final class TestSession {
     /// Starts the bus and, unless `capabilities` is nil, python-dbusmock's notification
     /// daemon with those capabilities. Services the bus starts (chimed) inherit its
     /// environment: this session's own data directory and `timeZone`.
-    public init(capabilities: String? = "body actions sound", timeZone: String = "Europe/Berlin") throws {
+    /// `serviceDirectory`, when given, replaces the test's own: an installed tree's
+    /// `share/dbus-1/services`, say.
+    public init(capabilities: String? = "body actions sound", timeZone: String = "Europe/Berlin",
+                serviceDirectory: URL? = nil) throws {
         self.timeZone = timeZone
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
-        let services = directory.appendingPathComponent("services")
-        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
-
-        let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
-        let service = template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
-        try service.write(to: services.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+        let services = serviceDirectory ?? directory.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if serviceDirectory == nil {
+            try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+            let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
+            let service = template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
+            try service.write(to: services.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+        }
 
         let config = directory.appendingPathComponent("bus.conf")
         let configTemplate = try String(contentsOf: packageRoot.appendingPathComponent("Tests/session-bus.conf.in"), encoding: .utf8)

@@ -49,9 +49,16 @@ public final class Store {
         }
         lockDescriptor = open(directory.appendingPathComponent("lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .cannotCreate(directory.path, String(cString: strerror(errno))) }
-        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockDescriptor)
-            throw .inUse(directory.path)
+        // A chimed that has just given up the bus name may still be exiting when the
+        // bus (or systemd's restart) starts the next one: give it a moment to let go.
+        var attempts = 0
+        while flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
+            attempts += 1
+            guard errno == EWOULDBLOCK, attempts < 200 else {
+                close(lockDescriptor)
+                throw .inUse(directory.path)
+            }
+            usleep(10_000)
         }
         let url = directory.appendingPathComponent("chime.sqlite")
         do {

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs make in the package root with `NO_BUILD=1`: `make test` built what is installed,
+/// and a nested swift build would wait for the build folder this test run holds.
+func make(_ arguments: [String], asUser user: String? = nil) throws -> ProcessResult {
+    var environment = ProcessInfo.processInfo.environment
+    // The test run may itself be under make; its job server is not for this one.
+    for key in ["MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"] { environment[key] = nil }
+    let command = ["make", "--no-print-directory", "-C", packageRoot.path, "NO_BUILD=1"] + arguments
+    return try Spawned(user.map { ["runuser", "-u", $0, "--"] + command } ?? command, environment: environment)
+        .finish(timeout: 300)
+}
+
+/// Runs a command outside any test bus.
+func runCommand(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProcessResult {
+    try Spawned(arguments, environment: environment).finish(timeout: 120)
+}
+
+/// Every regular file and link under `root`, as paths relative to it.
+func filesUnder(_ root: URL) -> Set<String> {
+    guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey]) else { return [] }
+    var files: Set<String> = []
+    for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true {
+        files.insert(String(url.path.dropFirst(root.path.count)))
+    }
+    return files
+}
+
+func temporaryDirectory(_ name: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("chime-\(name)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// What `make install` and `make uninstall` do to a machine, and the installed files
+/// used the way a session uses them.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct InstallTests {
+    /// The paths scripts/install.sh installs for `prefix`.
+    static func manifest(prefix: String) throws -> Set<String> {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PREFIX"] = prefix
+        let result = try runCommand([packageRoot.appendingPathComponent("scripts/install.sh").path, "list"], environment: environment)
+        guard result.status == 0 else { throw TestFailure.failed("install.sh list: \(result)") }
+        return Set(result.stdout.split(separator: "\n").map(String.init))
+    }
+
+    @Test func stagedInstallWritesTheListAndUninstallRemovesExactlyThat() throws {
+        let root = try temporaryDirectory("destdir")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Someone else's file in a folder Chime shares must survive uninstall.
+        let foreign = root.appendingPathComponent("usr/local/share/man/man1/other.1")
+        try FileManager.default.createDirectory(at: foreign.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "other\n".write(to: foreign, atomically: true, encoding: .utf8)
+
+        let install = try make(["install", "DESTDIR=\(root.path)", "PREFIX=/usr/local"])
+        #expect(install.status == 0, "\(install)")
+        let expected = try Self.manifest(prefix: "/usr/local")
+        #expect(expected.contains("/usr/local/bin/chimed"))
+        #expect(expected.contains("/usr/local/share/man/man8/chimed.8"))
+        #expect(expected.contains("/etc/xdg/autostart/chimed.desktop"))
+        #expect(filesUnder(root) == expected.union(["/usr/local/share/man/man1/other.1"]))
+
+        // The files name where chimed will be, not where it was staged.
+        let activation = try String(contentsOf: root.appendingPathComponent("usr/local/share/dbus-1/services/io.github.chime.Chime.service"), encoding: .utf8)
+        #expect(activation.contains("\nExec=/usr/local/bin/chimed\n"), "\(activation)")
+        #expect(activation.contains("\nSystemdService=chimed.service"), "\(activation)")
+        let unit = try String(contentsOf: root.appendingPathComponent("usr/local/lib/systemd/user/chimed.service"), encoding: .utf8)
+        #expect(unit.contains("\nExecStart=/usr/local/bin/chimed\n"), "\(unit)")
+        #expect(!activation.contains("@") && !unit.contains("@"))
+
+        let uninstall = try make(["uninstall", "DESTDIR=\(root.path)", "PREFIX=/usr/local"])
+        #expect(uninstall.status == 0, "\(uninstall)")
+        #expect(filesUnder(root) == ["/usr/local/share/man/man1/other.1"])
+    }
+
+    @Test func installedChimedStartsThroughActivationAndFires() throws {
+        let prefix = try temporaryDirectory("prefix")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let install = try make(["install", "PREFIX=\(prefix.path)"])
+        #expect(install.status == 0, "\(install)")
+        let chime = prefix.appendingPathComponent("bin/chime").path
+        let chimed = prefix.appendingPathComponent("bin/chimed").path
+
+        // The Swift runtime is linked in: nothing of the toolchain is loaded.
+        for binary in [chime, chimed] {
+            let libraries = try runCommand(["ldd", binary])
+            #expect(libraries.status == 0 && libraries.stdout.contains("libdbus-1.so.3"), "\(libraries)")
+            #expect(!libraries.stdout.contains("swift") && !libraries.stdout.contains("not found"), "\(libraries)")
+        }
+
+        let session = try TestSession(serviceDirectory: prefix.appendingPathComponent("share/dbus-1/services"))
+        let added = try session.run([chime, "add", "Installed reminder", "--in", "1s", "--category", "reminder"])
+        #expect(added.status == 0, "\(added)")
+        let calls = try session.waitForNotifyCalls(1)
+        #expect(calls.first?.contains("'Installed reminder'") == true, "\(calls)")
+        #expect(calls.first?.contains("'complete'") == true, "\(calls)")
+        let pid = try session.daemonPID()
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(executable == chimed)
+    }
+
+    @Test func unitAutostartEntryManPagesAndCompletionsAreValid() throws {
+        let prefix = try temporaryDirectory("prefix")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let install = try make(["install", "PREFIX=\(prefix.path)"])
+        #expect(install.status == 0, "\(install)")
+
+        let entry = try runCommand(["desktop-file-validate", prefix.appendingPathComponent("etc/xdg/autostart/chimed.desktop").path])
+        #expect(entry.status == 0 && entry.stdout.isEmpty && entry.stderr.isEmpty, "\(entry)")
+
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            // --user needs a runtime folder; the man pages are checked below, not in the
+            // system's man path.
+            let runtime = try temporaryDirectory("runtime")
+            defer { try? FileManager.default.removeItem(at: runtime) }
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_RUNTIME_DIR"] = runtime.path
+            let verify = try runCommand(["systemd-analyze", "--user", "verify", "--man=no",
+                                         prefix.appendingPathComponent("lib/systemd/user/chimed.service").path],
+                                        environment: environment)
+            #expect(verify.status == 0 && verify.stdout.isEmpty && verify.stderr.isEmpty, "\(verify)")
+        }
+
+        for (page, name) in [("share/man/man1/chime.1", "chime"), ("share/man/man8/chimed.8", "chimed")] {
+            let path = prefix.appendingPathComponent(page).path
+            let lint = try runCommand(["groff", "-mdoc", "-ww", "-z", path])
+            #expect(lint.status == 0 && lint.stderr.isEmpty, "\(page): \(lint)")
+            let text = try runCommand(["groff", "-mdoc", "-Tutf8", "-P-cbou", path]).stdout
+            #expect(text.contains("NAME") && text.contains(name) && text.contains("EXIT STATUS"), "\(page)")
+        }
+
+        let bash = try runCommand(["bash", "-n", prefix.appendingPathComponent("share/bash-completion/completions/chime").path])
+        #expect(bash.status == 0, "\(bash)")
+        // The completion knows the subcommands: it came from the built chime.
+        let completion = try String(contentsOf: prefix.appendingPathComponent("share/bash-completion/completions/chime"), encoding: .utf8)
+        for subcommand in ["notify", "add", "list", "cancel"] { #expect(completion.contains(subcommand)) }
+    }
+
+    @Test func installIntoAFolderThatIsNotWritableSaysSoAndWritesNothing() throws {
+        let parent = try temporaryDirectory("readonly")
+        defer {
+            chmod(parent.path, 0o755)
+            try? FileManager.default.removeItem(at: parent)
+        }
+        chmod(parent.path, 0o555)
+        // root writes anywhere: the install runs as an ordinary user then.
+        let user = geteuid() == 0 ? "nobody" : nil
+        let install = try make(["install", "PREFIX=\(parent.path)/usr"], asUser: user)
+        #expect(install.status != 0, "\(install)")
+        let sentences = install.stderr.split(separator: "\n").filter { !$0.hasPrefix("make: ***") }
+        #expect(sentences.count == 1, "\(install)")
+        #expect(sentences.first?.contains("cannot write to \(parent.path)") == true, "\(install)")
+        #expect(sentences.first?.contains("sudo make install") == true, "\(install)")
+        #expect(filesUnder(parent).isEmpty)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// How to run a command as root here: directly, or through sudo that asks nothing.
+let rootPrefix: [String] = geteuid() == 0 ? [] : ["sudo", "-n"]
+
+func mayInstallPackages() -> Bool {
+    guard let rootOK = try? runCommand(rootPrefix + ["true"]), rootOK.status == 0 else { return false }
+    let status = try? runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
+    return status?.stdout.contains("install ok installed") != true
+}
+
+/// `make deb` installed with dpkg on this machine, used through activation, and removed.
+///
+/// It changes the system, so it runs only where it may: as root (or with sudo that asks
+/// no password) and where no chime package is installed already, which it would replace.
+@Suite(.serialized, .timeLimit(.minutes(10)),
+       .enabled(if: mayInstallPackages(), "needs root or password-less sudo, and no chime package installed"))
+struct PackageTests {
+    static let asRoot = rootPrefix
+
+    static let unitLink = "/etc/systemd/user/graphical-session.target.wants/chimed.service"
+
+    @Test func packageInstallsFiresThroughActivationAndRemovesCleanly() throws {
+        let build = try make(["deb"])
+        #expect(build.status == 0, "\(build)")
+        let deb = try #require(build.stdout.split(separator: "\n").last.map(String.init), "\(build)")
+        #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb), "\(build)")
+
+        let depends = try runCommand(["dpkg-deb", "--field", deb, "Depends"]).stdout
+        for library in ["libdbus-1-3", "libglib2.0-0", "libcanberra0", "libsqlite3-0", "libc6"] {
+            #expect(depends.contains(library + " ("), "Depends: \(depends)")
+        }
+        #expect(!depends.contains("swift"), "Depends: \(depends)")
+
+        // The package holds what `make install` installs for /usr, man pages compressed.
+        let expected = try InstallTests.manifest(prefix: "/usr").map { $0.hasPrefix("/usr/share/man/") ? $0 + ".gz" : $0 }
+        let listing = try runCommand(["dpkg-deb", "--contents", deb]).stdout
+        let packaged = Set(listing.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("-") else { return nil }
+            return line.split(separator: " ").last.map { String($0.dropFirst()) }
+        })
+        #expect(packaged == Set(expected).union(["/usr/share/doc/chime/README.md.gz"]))
+
+        let install = try runCommand(Self.asRoot + ["dpkg", "-i", deb])
+        #expect(install.status == 0, "\(install)")
+        defer { _ = try? runCommand(Self.asRoot + ["dpkg", "--purge", "chime"]) }
+        let systemd = FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl")
+        if systemd {
+            #expect(FileManager.default.fileExists(atPath: Self.unitLink), "the user unit is enabled for every user")
+        }
+
+        do {
+            let session = try TestSession(serviceDirectory: URL(fileURLWithPath: "/usr/share/dbus-1/services"))
+            let version = try session.run(["/usr/bin/chime", "--version"])
+            let built = try session.run(["chime", "--version"])
+            #expect(version.status == 0 && version.stdout == built.stdout, "\(version)")
+            let added = try session.run(["/usr/bin/chime", "add", "Packaged reminder", "--in", "1s"])
+            #expect(added.status == 0, "\(added)")
+            let calls = try session.waitForNotifyCalls(1)
+            #expect(calls.first?.contains("'Packaged reminder'") == true, "\(calls)")
+            let pid = try session.daemonPID()
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == "/usr/bin/chimed")
+        }
+
+        let remove = try runCommand(Self.asRoot + ["dpkg", "--remove", "chime"])
+        #expect(remove.status == 0, "\(remove)")
+        // Only the conffile stays until purge (Debian policy), inert without chimed.
+        for path in expected where path != "/etc/xdg/autostart/chimed.desktop" {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path) left after dpkg --remove")
+        }
+        #expect(!FileManager.default.fileExists(atPath: Self.unitLink))
+        let purge = try runCommand(Self.asRoot + ["dpkg", "--purge", "chime"])
+        #expect(purge.status == 0, "\(purge)")
+        #expect(!FileManager.default.fileExists(atPath: "/etc/xdg/autostart/chimed.desktop"))
+        let status = try runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
+        #expect(!status.stdout.contains("installed") || status.stdout.contains("not-installed"), "\(status)")
+    }
+}
