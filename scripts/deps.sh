@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a task needs: scripts/deps.sh GROUP...
-# Groups: build, deb, test, bench, demo. Only missing packages are installed, so a
+# Groups: build, deb, test, bench, demo, screenshot. Only missing packages are installed, so a
 # machine that already has everything never touches apt (or the network).
 set -euo pipefail
 
 usage() {
-    echo "usage: ${0##*/} GROUP... (groups: build deb test bench demo)" >&2
+    echo "usage: ${0##*/} GROUP... (groups: build deb test bench demo screenshot)" >&2
     exit 2
 }
 
@@ -23,6 +23,8 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
+# dmenu draws dunst's button menu; ImageMagick's import takes the picture.
+screenshot_pkgs=("${demo_pkgs[@]}" suckless-tools imagemagick)
 
 [[ $# -gt 0 ]] || usage
 
@@ -34,6 +36,7 @@ for group in "$@"; do
         test)  wanted+=("${test_pkgs[@]}") ;;
         bench) wanted+=("${bench_pkgs[@]}") ;;
         demo)  wanted+=("${demo_pkgs[@]}") ;;
+        screenshot) wanted+=("${screenshot_pkgs[@]}") ;;
         *) echo "${0##*/}: unknown group '$group'" >&2; usage ;;
     esac
 done

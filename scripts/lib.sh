@@ -128,8 +128,8 @@ chime_start_x() {
 # popups stay until clicked, and a left click anywhere on one invokes its
 # "default" action, so clicking the middle of dunst's window presses it.
 chime_start_dunst() {
-    # The same configuration the end-to-end tests use.
-    local rc=$CHIME_ROOT/Tests/dunstrc
+    # The same configuration the end-to-end tests use, unless given another.
+    local rc=${1:-$CHIME_ROOT/Tests/dunstrc}
     dunst -config "$rc" >"$CHIME_TMP/dunst.log" 2>&1 &
     CHIME_DUNST_PID=$!
     chime_track "$CHIME_DUNST_PID"
