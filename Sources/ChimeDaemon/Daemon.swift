@@ -6,7 +6,7 @@ import Glibc
 import Logging
 
 /// The version the daemon reports (`Version` property, `--version`).
-public let chimeVersion = "0.2.0"
+public let chimeVersion = "0.3.0"
 
 /// The wiring of `chimed`: one loop, one bus connection, the store, the scheduler and
 /// the exported API, all owned here and driven from the one thread.
