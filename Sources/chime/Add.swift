@@ -38,6 +38,19 @@ struct Add: ParsableCommand {
     @Option(help: "A sound-theme name, a sound file, default, or none.")
     var sound: String?
 
+    @Option(name: [.customShort("a"), .customLong("app-name")], help: "The application the notification speaks for.")
+    var appName: String?
+
+    @Option(name: [.customShort("i"), .long], help: "An icon name or an image file (UILocalNotification's alertLaunchImage).")
+    var icon: String?
+
+    @Option(name: [.customShort("t"), .customLong("expire-time")], help: ArgumentHelp("Milliseconds until it leaves the screen.", valueName: "MS"))
+    var expireTime: Int32?
+
+    @Option(name: .customLong("default-action"),
+            help: ArgumentHelp("The label of a click on the notification itself (it opens --desktop-entry); \"\" for none.", valueName: "LABEL"))
+    var defaultAction: String?
+
     @Option(help: "The app icon badge to set when it fires (with --desktop-entry).")
     var badge: Int?
 
@@ -77,6 +90,10 @@ struct Add: ParsableCommand {
     var options: [(String, String)] {
         var options = rule.options
         if let sound { options.append(("sound", sound)) }
+        if let appName { options.append(("appName", appName)) }
+        if let icon { options.append(("image", icon)) }
+        if let expireTime { options.append(("expires", String(expireTime))) }
+        if let defaultAction { options.append(("defaultAction", defaultAction)) }
         if let badge { options.append(("badge", String(badge))) }
         if let desktopEntry { options.append(("desktopEntry", desktopEntry)) }
         if let category { options.append(("category", category)) }
