@@ -27,7 +27,8 @@ struct ReadmeTests {
         #expect(commands.contains { $0.hasPrefix("make test") })
         #expect(commands.contains { $0.hasPrefix("gdbus call") })
         #expect(commands.contains { $0.hasPrefix("dbus-send") })
-        for command in ["chime add", "chime list", "chime cancel", "Scheduler1.Schedule", "Scheduler1.ScheduleSimple"] {
+        for command in ["chime add", "chime list", "chime cancel", "chime show", "chime log", "chime doctor",
+                        "Scheduler1.Schedule", "Scheduler1.ScheduleSimple"] {
             #expect(commands.contains { $0.contains(command + " ") }, "README shows \(command)")
         }
     }
