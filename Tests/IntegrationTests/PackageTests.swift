@@ -27,6 +27,9 @@ struct PackageTests {
         #expect(build.status == 0, "\(build)")
         let deb = try #require(build.stdout.split(separator: "\n").last.map(String.init), "\(build)")
         #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb), "\(build)")
+        // The README tells people which file to give dpkg.
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("sudo dpkg -i .build/" + URL(fileURLWithPath: deb).lastPathComponent + "\n"))
 
         let depends = try runCommand(["dpkg-deb", "--field", deb, "Depends"]).stdout
         for library in ["libdbus-1-3", "libglib2.0-0", "libcanberra0", "libsqlite3-0", "libc6"] {
