@@ -35,6 +35,23 @@ struct DaemonTests {
         #expect(result.stderr.contains("The session bus closed"))
     }
 
+    /// As when a unit or an autostart entry runs outside a session: one sentence, and
+    /// 69 so that the unit's Restart= applies (a usage error, 64, is not retried).
+    @Test func noSessionBusIsOneSentenceAndExit69() throws {
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("chime-runtime-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: runtime) }
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment[key] = nil }
+        // An empty runtime folder: libdbus's fallback, $XDG_RUNTIME_DIR/bus, is not there.
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        let result = try Spawned([binDirectory.appendingPathComponent("chimed").path], environment: environment).finish()
+        #expect(result.status == 69, "\(result)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result)")
+        #expect(lines.first?.contains("No session bus: DBUS_SESSION_BUS_ADDRESS is not set") == true, "\(result)")
+    }
+
     @Test func unknownArgumentIsExit64() throws {
         let session = try TestSession(capabilities: nil)
         let result = try session.run(["chimed", "--frobnicate"])
