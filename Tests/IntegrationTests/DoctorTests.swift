@@ -228,6 +228,26 @@ struct DoctorTests {
         #expect((server["queuedOwners"] as? [String])?.count == 2)
     }
 
+    @Test func aHungServerCostsSecondsNotTheDefaultTimeout() throws {
+        let session = try TestSession(capabilities: nil)
+        let scratch = try Scratch()
+        // Owns the name but never reads its messages: every call to it goes unanswered.
+        let hung = try session.spawn(["/usr/bin/python3", "-c", """
+            import dbus, signal
+            dbus.SessionBus().request_name('org.freedesktop.Notifications', 0)
+            print('owned', flush=True)
+            signal.pause()
+            """])
+        defer { hung.stop() }
+        #expect(hung.stdout.wait(timeout: 60) { $0.contains("owned\n") }, "\(hung.stderr.text)")
+        let start = Date()
+        let result = try doctor(session, scratch: scratch)
+        #expect(Date().timeIntervalSince(start) < 15, "\(result)")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("The notification server (python3, pid \(hung.process.processIdentifier)) does not answer within 3 s"),
+                "\(result)")
+    }
+
     @Test func doctorReportsTheMismatchAsAProblem() throws {
         let session = try TestSession()
         let scratch = try Scratch()
