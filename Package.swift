@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
+        // Without Foundation: chime's start-up does not pay for it.
+        .target(name: "JSON"),
         .target(
             name: "ChimeCore",
             dependencies: [
@@ -43,7 +45,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "CGLib", "CCanberra",
+                "DBus", "EventLoop", "ChimeCore", "CGLib", "CCanberra", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -55,7 +57,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Benchmarks/chime-bench"),
@@ -63,6 +65,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         // GRDB: the store tests make an older store by hand to migrate.
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus", "TestSupport"]),

@@ -1,6 +1,7 @@
 import ChimeCore
 import DBus
 import Foundation
+import JSON
 
 /// How a scheduled notification looks to bus callers: the `a{sv}` of `Get`, `List` and
 /// `Fired`, with the same keys `Schedule` takes, and its JSON form for scripts.
@@ -84,50 +85,34 @@ enum NotificationEncoding {
 
     /// A list of notifications as a JSON array of objects.
     static func json(_ list: [[(String, Value)]]) -> String {
-        "[" + list.map { object($0) }.joined(separator: ",") + "]"
-    }
-
-    private static func object(_ entries: [(String, Value)]) -> String {
-        "{" + entries.map { quote($0.0) + ":" + json($0.1) }.joined(separator: ",") + "}"
+        JSONText.array(list.map { object($0) }).compact
     }
 
     /// One value as JSON (a dictionary becomes an object).
-    static func jsonText(_ value: Value) -> String { json(value) }
+    static func jsonText(_ value: Value) -> String { json(value).compact }
 
-    private static func json(_ value: Value) -> String {
+    private static func object(_ entries: [(String, Value)]) -> JSONText {
+        .object(entries.map { ($0.0, json($0.1)) })
+    }
+
+    private static func json(_ value: Value) -> JSONText {
         switch value.unwrapped {
-        case .string(let s): return quote(s)
-        case .bool(let b): return b ? "true" : "false"
-        case .double(let d): return d.isFinite ? String(d) : "null"
+        case .string(let s): return .string(s)
+        case .bool(let b): return .bool(b)
+        case .double(let d): return .double(d)
         case .array(_, let elements):
-            return "[" + elements.map { element in
+            return .array(elements.map { element in
                 // An (action key, label) pair reads better as an object.
                 if let pair = element.structureFields, pair.count == 2, let key = pair[0].stringValue, let label = pair[1].stringValue {
-                    return object([("key", .string(key)), ("label", .string(label))])
+                    return .object([("key", .string(key)), ("label", .string(label))])
                 }
                 return json(element)
-            }.joined(separator: ",") + "]"
+            })
         case .dictionary(_, _, let entries):
             return object(entries.map { (($0.key.stringValue ?? "\($0.key)"), $0.value) })
         case let other:
-            if let integer = other.integerValue { return String(integer) }
-            return quote("\(other)")
+            if let integer = other.integerValue { return .integer(integer) }
+            return .string("\(other)")
         }
-    }
-
-    private static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -15,11 +15,6 @@ struct DiagnosisTests {
         #expect(Diagnosis.fallbacks(for: [], localSound: false).first { $0.capability == "sound" }?.instead.contains("silent") == true)
     }
 
-    @Test func jsonIsEscapedAndStable() {
-        let value = JSONText.object([("a", .string("x\"\n\u{1}")), ("b", .null), ("c", .array([])), ("d", .integer(Int64(-3)))])
-        #expect(value.rendered() == "{\n  \"a\": \"x\\\"\\n\\u0001\",\n  \"b\": null,\n  \"c\": [],\n  \"d\": -3\n}")
-    }
-
     @Test func localTimeReadsTheDaemonsText() {
         #expect(Diagnosis.localTime("2026-12-24T18:00:00+01:00") == "2026-12-24 18:00:00 +01:00")
     }
