@@ -5,12 +5,6 @@ import TestSupport
 /// Buttons with handlers: the built-in reminder category's Complete and Remind.
 @Suite(.timeLimit(.minutes(5)))
 struct ActionTests {
-    func add(_ session: TestSession, _ arguments: String...) throws -> String {
-        let result = try session.run(["chime", "add"] + arguments)
-        guard result.status == 0 else { throw TestFailure.failed("chime add failed: \(result)") }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     func listed(_ session: TestSession) throws -> [[String: Any]] {
         let json = try session.run(["chime", "list", "--json"]).stdout
         return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
@@ -28,7 +22,7 @@ struct ActionTests {
     @Test func remindSchedulesACopyAndLeavesTheSeriesAlone() throws {
         let session = try TestSession()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try add(session, "Stretch", "Stand up", "--in", "1s", "--repeat", "hour", "--category", "reminder",
+        let id = try session.add("Stretch", "Stand up", "--in", "1s", "--repeat", "hour", "--category", "reminder",
                          "--user-info", "task=7")
         _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
         _ = try session.waitForNotifyCalls(1)
@@ -56,7 +50,7 @@ struct ActionTests {
     @Test func completeEndsTheSeriesAndItsSnoozedCopies() throws {
         let session = try TestSession()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try add(session, "Pills", "--in", "1h", "--repeat", "day", "--category", "reminder")
+        let id = try session.add("Pills", "--in", "1h", "--repeat", "day", "--category", "reminder")
         #expect(try session.run(["chime", "act", id, "remind"]).status == 0)
         _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'remind'")
 
@@ -70,7 +64,7 @@ struct ActionTests {
 
     @Test func actRefusesUnknownIdsAndKeys() throws {
         let session = try TestSession()
-        let id = try add(session, "Plain", "--in", "1h")
+        let id = try session.add("Plain", "--in", "1h")
         let missing = try session.run(["chime", "act", "nosuchid", "complete"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "chime: No notification has the id 'nosuchid'.\n")

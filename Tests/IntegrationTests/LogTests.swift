@@ -5,12 +5,6 @@ import TestSupport
 /// `chime log`: the history chimed keeps, through the real daemon and notification server.
 @Suite(.timeLimit(.minutes(5)))
 struct LogTests {
-    func add(_ session: TestSession, _ arguments: String...) throws -> String {
-        let result = try session.run(["chime", "add"] + arguments)
-        guard result.status == 0 else { throw TestFailure.failed("chime add failed: \(result)") }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// `chime log --json` with `arguments`, parsed.
     func events(_ session: TestSession, _ arguments: String...) throws -> [[String: Any]] {
         let result = try session.run(["chime", "log", "--json"] + arguments)
@@ -29,7 +23,7 @@ struct LogTests {
         let session = try TestSession()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
         let started = Int(Date().timeIntervalSince1970)
-        let id = try add(session, "Tea", "Steeped", "--in", "1s", "--category", "reminder")
+        let id = try session.add("Tea", "Steeped", "--in", "1s", "--category", "reminder")
         _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
         _ = try session.waitForNotifyCalls(1)
 
@@ -41,7 +35,7 @@ struct LogTests {
         _ = try monitor.waitForLine(containing: "Completed ('\(id)'")
         try session.emitServerSignal("NotificationClosed", signature: "uu", arguments: "[<uint32 1>, <uint32 2>]")
         _ = try monitor.waitForLine(containing: "Closed ('\(id)'")
-        let other = try add(session, "Later", "--in", "1h")
+        let other = try session.add("Later", "--in", "1h")
         #expect(try session.run(["chime", "cancel", other]).status == 0)
 
         let log = try events(session)
@@ -83,7 +77,7 @@ struct LogTests {
 
     @Test func missedWhileStoppedIsLoggedLate() throws {
         let session = try TestSession()
-        let id = try add(session, "Missed", "--in", "1s")
+        let id = try session.add("Missed", "--in", "1s")
         let due = Date().addingTimeInterval(1)
         try session.killDaemon(signal: SIGTERM)
         // Time has to pass for a notification to be missed: there is no event to await.
@@ -99,7 +93,7 @@ struct LogTests {
         let session = try TestSession()
         #expect(try session.run(["chime", "log"]).stdout == "Nothing has happened yet.\n")
         #expect(try session.run(["chime", "log", "--json"]).stdout == "[]\n")
-        let quiet = try add(session, "Quiet", "--in", "1h")
+        let quiet = try session.add("Quiet", "--in", "1h")
         #expect(try session.run(["chime", "log", "--id", quiet]).stdout == "Nothing has happened to \(quiet) yet.\n")
     }
 

@@ -5,13 +5,6 @@ import TestSupport
 /// Scheduling through the real chimed, with the real clock and short delays.
 @Suite(.timeLimit(.minutes(5)))
 struct SchedulingTests {
-    /// Runs `chime add …` and returns the id it printed.
-    func add(_ session: TestSession, _ arguments: String...) throws -> String {
-        let result = try session.run(["chime", "add"] + arguments)
-        guard result.status == 0 else { throw TestFailure.failed("chime add failed: \(result)") }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// The `lateBy` of a Fired signal line, in seconds.
     func lateBy(_ line: String) -> Double? {
         guard let range = line.range(of: "'lateBy': <") else { return nil }
@@ -28,7 +21,7 @@ struct SchedulingTests {
         let session = try TestSession()
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
         let monitor = try SignalMonitor(session: session)
-        let id = try add(session, "Tea", "Steeped", "--in", "2s")
+        let id = try session.add("Tea", "Steeped", "--in", "2s")
 
         let fired = try monitor.waitForLine(containing: "Fired ('\(id)'")
         let late = try #require(lateBy(fired))
@@ -45,7 +38,7 @@ struct SchedulingTests {
 
     @Test func survivesKillMinus9AndStillFiresOnTime() throws {
         let session = try TestSession()
-        let id = try add(session, "Survivor", "--in", "4s")
+        let id = try session.add("Survivor", "--in", "4s")
         let pid = try session.daemonPID()
         try session.killDaemon()
 
@@ -61,7 +54,7 @@ struct SchedulingTests {
 
     @Test func missedWhileStoppedFiresOnceMarkedLate() throws {
         let session = try TestSession()
-        let id = try add(session, "Missed", "while off", "--in", "1s")
+        let id = try session.add("Missed", "while off", "--in", "1s")
         let due = Date().addingTimeInterval(1)
         try session.killDaemon(signal: SIGTERM)
         // Time has to pass for a notification to be missed: there is no event to await.
@@ -83,7 +76,7 @@ struct SchedulingTests {
         // Started 3 min 57 s ago, every minute: four occurrences are past.
         let start = Date().addingTimeInterval(-(3 * 60 + 57)).rounded()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try add(session, "Stretch", "--at", iso(start), "--repeat", "minute")
+        let id = try session.add("Stretch", "--at", iso(start), "--repeat", "minute")
 
         let first = try monitor.waitForLine(containing: "Fired ('\(id)'")
         #expect((lateBy(first) ?? 0) > 2, "the missed occurrences fire once, late: \(first)")
@@ -99,10 +92,10 @@ struct SchedulingTests {
 
     @Test func cancelByIdMatchAndAll() throws {
         let session = try TestSession()
-        let a = try add(session, "A", "--in", "1h", "--user-info", "plant=fern")
-        _ = try add(session, "B", "--in", "2h", "--user-info", "plant=fern")
-        _ = try add(session, "C", "--in", "3h", "--user-info", "plant=cactus")
-        let d = try add(session, "D", "--at", "tomorrow 9:00", "--repeat", "day")
+        let a = try session.add("A", "--in", "1h", "--user-info", "plant=fern")
+        _ = try session.add("B", "--in", "2h", "--user-info", "plant=fern")
+        _ = try session.add("C", "--in", "3h", "--user-info", "plant=cactus")
+        let d = try session.add("D", "--at", "tomorrow 9:00", "--repeat", "day")
 
         let listed = try session.run(["chime", "list"]).stdout.split(separator: "\n")
         #expect(listed.count == 5, "\(listed)")
@@ -121,7 +114,7 @@ struct SchedulingTests {
 
     @Test func listJsonCarriesEveryField() throws {
         let session = try TestSession()
-        let id = try add(session, "Plants", "Water them", "--at", "2030-01-31 08:00", "--repeat", "month", "--badge", "2",
+        let id = try session.add("Plants", "Water them", "--at", "2030-01-31 08:00", "--repeat", "month", "--badge", "2",
                          "--sound", "none", "--user-info", "n=1", "--late-limit", "10m", "--zone", "America/New_York")
         let json = try session.run(["chime", "list", "--json"]).stdout
         let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
@@ -163,7 +156,7 @@ struct SchedulingTests {
     ])
     func badRequestsLeaveTheScheduleAlone(arguments: [String], mention: String) throws {
         let session = try TestSession()
-        let kept = try add(session, "Kept", "--in", "1h")
+        let kept = try session.add("Kept", "--in", "1h")
         let result = try session.run(["chime", "add", "Bad"] + arguments)
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains(mention), "\(result)")
@@ -187,7 +180,7 @@ struct SchedulingTests {
 
     @Test func storeIsPrivateAndOneDaemonPerDirectory() throws {
         let session = try TestSession()
-        _ = try add(session, "Private", "--in", "1h")
+        _ = try session.add("Private", "--in", "1h")
         let directory = session.dataDirectory.path
         let attributes = try FileManager.default.attributesOfItem(atPath: directory)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
@@ -213,7 +206,7 @@ struct SchedulingTests {
         let aside = try #require(files.first { $0.hasPrefix("chime.sqlite.unreadable-") })
         #expect(try Data(contentsOf: session.dataDirectory.appendingPathComponent(aside)) == Data(repeating: 0x5a, count: 4096))
         #expect(session.daemonLog.contains("moved to"))
-        _ = try add(session, "Fresh", "--in", "1h")
+        _ = try session.add("Fresh", "--in", "1h")
     }
 }
 

@@ -108,6 +108,13 @@ public final class TestSession {
         try spawn(arguments, stdin: stdin).finish(timeout: timeout)
     }
 
+    /// Runs `chime add ARGUMENTS…` and returns the id it printed.
+    public func add(_ arguments: String...) throws -> String {
+        let result = try run(["chime", "add"] + arguments)
+        guard result.status == 0 else { throw TestFailure.failed("chime add failed: \(result)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Starts a command on this bus; `chime` and `chimed` mean the built ones.
     public func spawn(_ arguments: [String], stdin: String? = nil) throws -> Spawned {
         var argv = arguments
