@@ -37,7 +37,8 @@ struct Show: ParsableCommand {
         let width = entries.map(\.key.count).max() ?? 0
         for (key, value) in entries {
             let text = Self.timeKeys.contains(key) ? Display.localTime(value.unwrapped.integerValue) : Display.text(value)
-            print(key + ":" + String(repeating: " ", count: width - key.count + 1) + text)
+            // An empty value (no userInfo, say) leaves no trailing blank.
+            print(text.isEmpty ? key + ":" : key + ":" + String(repeating: " ", count: width - key.count + 1) + text)
         }
     }
 }
