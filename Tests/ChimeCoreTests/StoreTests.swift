@@ -26,6 +26,23 @@ struct StoreTests {
         HistoryEntry(time: Self.start.addingTimeInterval(Double(second)), id: id, event: .fired, title: title)
     }
 
+    @Test func missingFoldersAreMadePrivateAndAFileInTheWayIsRefused() throws {
+        let directory = Directory()
+        let nested = directory.url.appendingPathComponent("a/b/chime")
+        _ = try Store(directory: nested)
+        for path in [directory.url.appendingPathComponent("a").path, nested.path] {
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+            #expect(mode == 0o700, "\(path)")
+        }
+        let file = directory.url.appendingPathComponent("file")
+        try "x".write(to: file, atomically: true, encoding: .utf8)
+        #expect {
+            try Store(directory: file.appendingPathComponent("chime"))
+        } throws: { error in
+            "\(error)".contains("Cannot create the data directory") && "\(error)".contains("Not a directory")
+        }
+    }
+
     @Test func historyKeepsTheNewestRowsAndPrunesRarely() throws {
         let directory = Directory()
         do {
