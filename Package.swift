@@ -22,14 +22,11 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CGLib",
-            pkgConfig: "gio-unix-2.0",
+            pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
-        .systemLibrary(
-            name: "CCanberra",
-            pkgConfig: "libcanberra",
-            providers: [.apt(["libcanberra-dev"])]
-        ),
+        // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
+        .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
@@ -45,7 +42,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "CGLib", "CCanberra", "JSON",
+                "DBus", "EventLoop", "ChimeCore", "CGLib", "CDesktopLibs", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),

@@ -23,8 +23,10 @@ gzip -9n "$stage/usr/share/man/man1/chime.1" "$stage/usr/share/man/man8/chimed.8
 install -d "$stage/usr/share/doc/chime"
 gzip -9nc "$root/README.md" >"$stage/usr/share/doc/chime/README.md.gz"
 
-# dpkg-shlibdeps reads debian/control from the current folder; it needs only the
-# names in it.
+# dpkg-shlibdeps sees only what the binaries link: chimed opens libcanberra (sounds a
+# server cannot play) itself when needed, so it is recommended below, not required;
+# GIO comes with GLib. dpkg-shlibdeps reads debian/control from the current folder;
+# it needs only the names in it.
 mkdir -p "$work/debian"
 printf 'Source: chime\n\nPackage: chime\nArchitecture: any\n' >"$work/debian/control"
 shlibs=$(cd "$work" && dpkg-shlibdeps -O -e chime/usr/bin/chimed -e chime/usr/bin/chime 2>/dev/null)
@@ -39,7 +41,7 @@ Architecture: $arch
 Maintainer: Chime maintainers <chime@users.noreply.github.com>
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 Depends: $depends
-Recommends: default-dbus-session-bus | dbus-session-bus, notification-daemon
+Recommends: default-dbus-session-bus | dbus-session-bus, notification-daemon, libcanberra0
 Section: utils
 Priority: optional
 Description: scheduled desktop notifications whose buttons keep working

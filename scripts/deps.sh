@@ -13,12 +13,13 @@ usage() {
 # both exist in bookworm, and are what provide /usr/bin/dbus-daemon and
 # /usr/bin/dbus-send without pulling in the system bus service.
 # GRDB links the system SQLite.
-build_pkgs=(libcanberra-dev libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
+build_pkgs=(libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
 # dpkg-dev: dpkg-shlibdeps works out the package's Depends from what the binaries link.
 deb_pkgs=("${build_pkgs[@]}" dpkg-dev)
 # desktop-file-utils and groff-base check the autostart entry and the man pages.
-test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" python3-dbusmock dunst xvfb xdotool x11-utils
+# libcanberra0: chimed opens it when a server cannot play sounds (SoundTests).
+test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
            desktop-file-utils groff-base)
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)

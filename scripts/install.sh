@@ -89,7 +89,7 @@ check_sources() {
     local binary missing
     for binary in "$BIN_DIR/chime" "$BIN_DIR/chimed"; do
         missing=$(ldd "$binary" 2>/dev/null | awk '/not found/ {print $1}' | paste -sd ' ' -)
-        [[ -z $missing ]] || die "${binary##*/} needs $missing, which this system does not have; install the runtime libraries (Debian: libdbus-1-3 libglib2.0-0 libcanberra0 libsqlite3-0)."
+        [[ -z $missing ]] || die "${binary##*/} needs $missing, which this system does not have; install the runtime libraries (Debian: libdbus-1-3 libglib2.0-0 libsqlite3-0)."
     done
 }
 

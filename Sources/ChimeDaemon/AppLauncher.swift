@@ -1,6 +1,7 @@
-import CGLib
+import CDesktopLibs
 import ChimeCore
 import CLinux
+import Glibc
 import DBus
 import Logging
 
@@ -9,7 +10,7 @@ import Logging
 ///
 /// The app is found from its desktop entry id (`org.example.App`, looked up as
 /// `org.example.App.desktop` in the `applications` directories of `XDG_DATA_HOME` and
-/// `XDG_DATA_DIRS`, by GIO's GDesktopAppInfo).
+/// `XDG_DATA_DIRS`, by GIO's GDesktopAppInfo, loaded on first use: see CDesktopLibs).
 ///
 /// - An entry with `DBusActivatable=true` is called on the bus, following the
 ///   freedesktop Desktop Entry spec: its id is the bus name, the object path is the id
@@ -48,13 +49,17 @@ final class AppLauncher {
             logger.error("Notification \(id): '\(desktopEntry)' is not a desktop entry id; no app opened.")
             return
         }
-        guard let info = g_desktop_app_info_new(name + ".desktop") else {
-            logger.error("Notification \(id): no desktop entry \(name).desktop in the applications directories; no app opened.")
+        guard let info = chime_app_info_new(name + ".desktop") else {
+            if let reason = chime_desktop_libs_error() {
+                logger.error("Notification \(id): desktop entries cannot be read without GIO (\(String(cString: reason))); no app opened.")
+            } else {
+                logger.error("Notification \(id): no desktop entry \(name).desktop in the applications directories; no app opened.")
+            }
             return
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        defer { chime_app_info_free(info) }
 
-        if g_desktop_app_info_get_boolean(info, "DBusActivatable") != 0 {
+        if chime_app_info_get_boolean(info, "DBusActivatable") != 0 {
             activate(name, id: id, userInfo: userInfo, listsNotificationAction: Self.actions(of: info).contains(Self.notificationAction))
         } else {
             launch(info, name: name, id: id)
@@ -98,8 +103,8 @@ final class AppLauncher {
         }
     }
 
-    private static func actions(of info: OpaquePointer) -> [String] {
-        guard let list = g_desktop_app_info_list_actions(info) else { return [] }
+    private static func actions(of info: UnsafeMutableRawPointer) -> [String] {
+        guard let list = chime_app_info_list_actions(info) else { return [] }
         var actions: [String] = []
         var index = 0
         while let action = list[index] {
@@ -111,22 +116,20 @@ final class AppLauncher {
 
     // MARK: - Exec
 
-    private func launch(_ info: OpaquePointer, name: String, id: String) {
-        var error: UnsafeMutablePointer<GError>?
+    private func launch(_ info: UnsafeMutableRawPointer, name: String, id: String) {
+        var message: UnsafeMutablePointer<CChar>?
         // Without G_SPAWN_DO_NOT_REAP_CHILD GLib spawns through an intermediate child that
         // it reaps at once: the app is nobody's child here, and no SIGCHLD is needed.
         // The setup function runs in the app's process before exec: the signals the
         // daemon blocks for its signalfd must not stay blocked in the app. GLib 2.74
         // clears the mask of its children by itself; this keeps it so on any version.
-        let launched = g_desktop_app_info_launch_uris_as_manager(
-            info, nil, nil, G_SPAWN_SEARCH_PATH, clinux_child_setup_unblock_signals, nil, nil, nil, &error
-        )
+        let launched = chime_app_info_launch(info, clinux_child_setup_unblock_signals, &message)
         if launched != 0 {
             logger.info("Notification \(id): launched \(name) from its desktop entry.")
             return
         }
-        let reason = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
-        if let error { g_error_free(error) }
+        let reason = message.map { String(cString: $0) } ?? "unknown error"
+        free(message)
         logger.error("Notification \(id): cannot launch \(name): \(reason).")
     }
 }

@@ -1,0 +1,194 @@
+#include "CDesktopLibs.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The C types are declared here by their ABI only, so that building needs neither
+// library's headers and linking names neither library.
+
+typedef struct {
+    uint32_t domain;
+    int code;
+    char *message;
+} chime_gerror;
+
+static char load_error[512];
+
+const char *chime_desktop_libs_error(void)
+{
+    return load_error[0] ? load_error : NULL;
+}
+
+// Opens `soname` once; NULL (with the reason kept) when it cannot be loaded.
+static void *open_library(const char *soname, void **handle, int *tried)
+{
+    if (!*tried) {
+        *tried = 1;
+        *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+        if (*handle == NULL) {
+            const char *reason = dlerror();
+            strncpy(load_error, reason ? reason : soname, sizeof load_error - 1);
+        }
+    }
+    return *handle;
+}
+
+// MARK: GIO
+
+static void *gio;
+static int gio_tried;
+
+static struct {
+    void *(*app_info_new)(const char *);
+    int (*get_boolean)(void *, const char *);
+    const char *const *(*list_actions)(void *);
+    int (*launch)(void *, void *, void *, int, void (*)(void *), void *, void *, void *, chime_gerror **);
+    void (*unref)(void *);
+    void (*error_free)(chime_gerror *);
+} g;
+
+static int load_gio(void)
+{
+    if (g.unref != NULL) return 1;
+    void *handle = open_library("libgio-2.0.so.0", &gio, &gio_tried);
+    if (handle == NULL) return 0;
+    // dlsym on the handle also searches GIO's own dependencies: GObject and GLib.
+    *(void **)&g.app_info_new = dlsym(handle, "g_desktop_app_info_new");
+    *(void **)&g.get_boolean = dlsym(handle, "g_desktop_app_info_get_boolean");
+    *(void **)&g.list_actions = dlsym(handle, "g_desktop_app_info_list_actions");
+    *(void **)&g.launch = dlsym(handle, "g_desktop_app_info_launch_uris_as_manager");
+    *(void **)&g.error_free = dlsym(handle, "g_error_free");
+    void *unref = dlsym(handle, "g_object_unref");
+    if (!g.app_info_new || !g.get_boolean || !g.list_actions || !g.launch || !g.error_free || !unref) {
+        strncpy(load_error, "libgio-2.0.so.0 lacks GDesktopAppInfo", sizeof load_error - 1);
+        return 0;
+    }
+    *(void **)&g.unref = unref;
+    return 1;
+}
+
+void *chime_app_info_new(const char *desktop_id)
+{
+    return load_gio() ? g.app_info_new(desktop_id) : NULL;
+}
+
+int chime_app_info_get_boolean(void *info, const char *key)
+{
+    return load_gio() ? g.get_boolean(info, key) : 0;
+}
+
+const char *const *chime_app_info_list_actions(void *info)
+{
+    return load_gio() ? g.list_actions(info) : NULL;
+}
+
+int chime_app_info_launch(void *info, void (*child_setup)(void *), char **error_message)
+{
+    if (!load_gio()) {
+        if (error_message) *error_message = strdup(load_error);
+        return 0;
+    }
+    enum { G_SPAWN_SEARCH_PATH = 1 << 2 };
+    chime_gerror *error = NULL;
+    int launched = g.launch(info, NULL, NULL, G_SPAWN_SEARCH_PATH, child_setup, NULL, NULL, NULL, &error);
+    if (!launched && error_message) {
+        *error_message = strdup(error && error->message ? error->message : "unknown error");
+    }
+    if (error) g.error_free(error);
+    return launched;
+}
+
+void chime_app_info_free(void *info)
+{
+    if (info && load_gio()) g.unref(info);
+}
+
+// MARK: libcanberra
+
+static void *canberra;
+static int canberra_tried;
+
+static struct {
+    int (*context_create)(void **);
+    int (*context_destroy)(void *);
+    int (*change_props_full)(void *, void *);
+    int (*play_full)(void *, uint32_t, void *, void *, void *);
+    int (*proplist_create)(void **);
+    int (*proplist_destroy)(void *);
+    int (*proplist_sets)(void *, const char *, const char *);
+    const char *(*strerror)(int);
+} ca;
+
+static int load_canberra(void)
+{
+    if (ca.strerror != NULL) return 1;
+    void *handle = open_library("libcanberra.so.0", &canberra, &canberra_tried);
+    if (handle == NULL) return 0;
+    *(void **)&ca.context_create = dlsym(handle, "ca_context_create");
+    *(void **)&ca.context_destroy = dlsym(handle, "ca_context_destroy");
+    *(void **)&ca.change_props_full = dlsym(handle, "ca_context_change_props_full");
+    *(void **)&ca.play_full = dlsym(handle, "ca_context_play_full");
+    *(void **)&ca.proplist_create = dlsym(handle, "ca_proplist_create");
+    *(void **)&ca.proplist_destroy = dlsym(handle, "ca_proplist_destroy");
+    *(void **)&ca.proplist_sets = dlsym(handle, "ca_proplist_sets");
+    void *describe = dlsym(handle, "ca_strerror");
+    if (!ca.context_create || !ca.context_destroy || !ca.change_props_full || !ca.play_full || !ca.proplist_create
+        || !ca.proplist_destroy || !ca.proplist_sets || !describe) {
+        strncpy(load_error, "libcanberra.so.0 lacks the functions Chime uses", sizeof load_error - 1);
+        return 0;
+    }
+    *(void **)&ca.strerror = describe;
+    return 1;
+}
+
+// A property list of `count` key/value pairs, or NULL.
+static void *properties(const char *const *pairs, int count)
+{
+    void *list = NULL;
+    if (ca.proplist_create(&list) != 0 || list == NULL) return NULL;
+    for (int i = 0; i < count; i++) ca.proplist_sets(list, pairs[2 * i], pairs[2 * i + 1]);
+    return list;
+}
+
+void *chime_sound_open(const char *application_name, const char *application_id, int *status)
+{
+    if (!load_canberra()) {
+        *status = CHIME_SOUND_UNAVAILABLE;
+        return NULL;
+    }
+    void *context = NULL;
+    *status = ca.context_create(&context);
+    if (*status != 0 || context == NULL) return NULL;
+    const char *pairs[] = {"application.name", application_name, "application.id", application_id};
+    void *list = properties(pairs, 2);
+    if (list) {
+        ca.change_props_full(context, list);
+        ca.proplist_destroy(list);
+    }
+    return context;
+}
+
+int chime_sound_play(void *context, const char *key, const char *value, const char *description)
+{
+    const char *pairs[] = {key, value, "event.description", description};
+    void *list = properties(pairs, 2);
+    int status = ca.play_full(context, 0, list, NULL, NULL);
+    if (list) ca.proplist_destroy(list);
+    return status;
+}
+
+void chime_sound_close(void *context)
+{
+    if (context) ca.context_destroy(context);
+}
+
+const char *chime_sound_strerror(int code)
+{
+    if (code == CHIME_SOUND_UNAVAILABLE) {
+        const char *reason = chime_desktop_libs_error();
+        return reason ? reason : "libcanberra.so.0 cannot be loaded";
+    }
+    return load_canberra() ? ca.strerror(code) : "libcanberra.so.0 cannot be loaded";
+}

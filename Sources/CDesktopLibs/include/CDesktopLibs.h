@@ -1,0 +1,46 @@
+#ifndef CHIME_DESKTOP_LIBS_H
+#define CHIME_DESKTOP_LIBS_H
+
+// GIO's desktop-entry launching and libcanberra, loaded with dlopen on first use.
+//
+// Linked, the two and the twenty-odd libraries they pull in (GObject's type system,
+// libmount, libselinux, libsystemd, libgcrypt, the Vorbis decoders…) cost chimed about
+// 3.5 ms at every start, and a first call through D-Bus activation waits for that;
+// most runs need neither. Every function reports a library that cannot be loaded as a
+// failure, and chime_desktop_libs_error says why.
+
+/// Why the last library failed to load (dlerror's text), or NULL.
+const char *chime_desktop_libs_error(void);
+
+// MARK: GIO: GDesktopAppInfo
+
+/// g_desktop_app_info_new: NULL for no such entry, or no GIO.
+void *chime_app_info_new(const char *desktop_id);
+/// g_desktop_app_info_get_boolean.
+int chime_app_info_get_boolean(void *info, const char *key);
+/// g_desktop_app_info_list_actions: NULL-terminated, owned by `info`.
+const char *const *chime_app_info_list_actions(void *info);
+/// g_desktop_app_info_launch_uris_as_manager with no URIs, no launch context and
+/// G_SPAWN_SEARCH_PATH. On failure returns 0 and, if `error_message` is not NULL,
+/// stores a malloc'd reason there (free it).
+int chime_app_info_launch(void *info, void (*child_setup)(void *), char **error_message);
+/// g_object_unref.
+void chime_app_info_free(void *info);
+
+// MARK: libcanberra
+
+/// The code chime_sound_open stores in `status` when libcanberra cannot be loaded.
+#define CHIME_SOUND_UNAVAILABLE (-1000)
+
+/// ca_context_create, then the application name and id as context properties. NULL on
+/// failure, with libcanberra's error code (or CHIME_SOUND_UNAVAILABLE) in `status`.
+void *chime_sound_open(const char *application_name, const char *application_id, int *status);
+/// ca_context_play_full with one property `key` = `value` (event.id for a theme sound,
+/// media.filename for a file) and event.description; returns libcanberra's code.
+int chime_sound_play(void *context, const char *key, const char *value, const char *description);
+/// ca_context_destroy.
+void chime_sound_close(void *context);
+/// ca_strerror, or a sentence of ours for CHIME_SOUND_UNAVAILABLE.
+const char *chime_sound_strerror(int code);
+
+#endif
