@@ -100,6 +100,9 @@ public final class Daemon {
             try scheduler.start(loop: loop)
             logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
             try loop.run()
+            // Before the name goes (connection.close below): whoever the bus starts next
+            // finds the store free.
+            store.close()
         } catch {
             logger.critical("\(error)")
             return 1

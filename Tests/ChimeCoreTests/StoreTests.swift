@@ -43,6 +43,20 @@ struct StoreTests {
         }
     }
 
+    @Test func oneStorePerDirectoryUntilItIsClosed() throws {
+        let directory = Directory()
+        let first = try Store(directory: directory.url)
+        #expect {
+            try Store(directory: directory.url)
+        } throws: { error in
+            "\(error)".contains("Another chimed is already using")
+        }
+        // What a chimed does on its way out, before it leaves the bus.
+        first.close()
+        let second = try Store(directory: directory.url)
+        #expect(try second.scheduled().isEmpty)
+    }
+
     @Test func historyKeepsTheNewestRowsAndPrunesRarely() throws {
         let directory = Directory()
         do {

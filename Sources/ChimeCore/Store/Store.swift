@@ -45,15 +45,14 @@ public final class Store {
         lockDescriptor = open(directory.appendingPathComponent("lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .cannotCreate(directory.path, String(cString: strerror(errno))) }
         // A chimed that has just given up the bus name may still be exiting when the
-        // bus (or systemd's restart) starts the next one: give it a moment to let go.
-        var attempts = 0
+        // bus (or systemd's restart) starts the next one: give it 2 s to let go.
+        let deadline = ContinuousClock.now + .seconds(2)
         while flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
-            attempts += 1
-            guard errno == EWOULDBLOCK, attempts < 200 else {
-                close(lockDescriptor)
+            guard errno == EWOULDBLOCK, ContinuousClock.now < deadline else {
+                Glibc.close(lockDescriptor)
                 throw .inUse(directory.path)
             }
-            usleep(10_000)
+            usleep(1_000)
         }
         let url = directory.appendingPathComponent("chime.sqlite")
         do {
@@ -72,7 +71,7 @@ public final class Store {
                 movedAside = aside
                 database = try Self.openDatabase(url)
             } catch {
-                close(lockDescriptor)
+                Glibc.close(lockDescriptor)
                 throw .cannotOpen(url.path, "\(error)")
             }
         }
@@ -83,7 +82,14 @@ public final class Store {
     }
 
     deinit {
-        close(lockDescriptor)
+        Glibc.close(lockDescriptor)
+    }
+
+    /// Closes the database and lets go of the directory, so that the next chimed (the
+    /// bus activates one as soon as this one leaves the bus) takes it without waiting.
+    public func close() {
+        try? database.close()
+        flock(lockDescriptor, LOCK_UN)
     }
 
     /// `mkdir -p` with mode 0700 for what it creates. Plain mkdir(2): FileManager's
