@@ -13,7 +13,7 @@
 # BENCH_RUNS          timed runs of each notify command (default 200)
 # BENCH_IDLE_SECONDS  how long to watch the idle daemon (default 60)
 # BENCH_AT_RUNS       `at` submissions to time (default 500)
-# BENCH_ACTIVATIONS   activations of each service to time (default 20)
+# BENCH_ACTIVATIONS   activations of each service to time (default 50)
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -24,7 +24,7 @@ bench=$bin_dir/chime-bench
 runs=${BENCH_RUNS:-200}
 idle_seconds=${BENCH_IDLE_SECONDS:-60}
 at_runs=${BENCH_AT_RUNS:-500}
-activations=${BENCH_ACTIVATIONS:-20}
+activations=${BENCH_ACTIVATIONS:-50}
 
 # The sizes: the throughput run, the schedule the daemon idles and fires
 # with, and the one it must start up with.
