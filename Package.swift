@@ -59,7 +59,7 @@ let package = Package(
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Benchmarks/chime-bench"),
         // Starts private buses, notification servers and the built binaries for tests.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
