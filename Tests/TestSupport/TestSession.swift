@@ -1,4 +1,5 @@
 import Foundation
+import CLinux
 import Glibc
 
 /// A private session bus with a notification server on it, for one test.
