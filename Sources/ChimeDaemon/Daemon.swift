@@ -14,7 +14,8 @@ public final class Daemon {
     private let loop = EventLoop()
     private let connection: Connection
     private let logger: Logger
-    private let server: NotificationServer
+    private let client: NotificationClient
+    private var presenter: Presenter?
     private var service: SchedulerService?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
@@ -23,7 +24,7 @@ public final class Daemon {
     public init(logger: Logger) throws(DBusError) {
         self.logger = logger
         connection = try Connection.session()
-        server = NotificationServer(connection: connection, loop: loop, logger: logger)
+        client = NotificationClient(connection: connection, loop: loop, logger: logger)
     }
 
     /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.
@@ -39,11 +40,11 @@ public final class Daemon {
     /// Reads the user's config (at start and on SIGHUP); a broken one leaves the last good
     /// one in force.
     private func loadConfig() {
-        guard let service else { return }
+        guard let presenter else { return }
         let url = Config.defaultURL
         switch Config.load(from: url) {
         case .success(let config):
-            service.categories = config.categories
+            presenter.categories = config.categories
             logger.info("Config \(url.path): \(config.categories.count) categories.")
         case .failure(let error):
             logger.error("\(error) Keeping the last good config.")
@@ -88,15 +89,19 @@ public final class Daemon {
             if let aside = store.movedAside {
                 logger.error("The store could not be read; it was moved to \(aside.path) and a new one started.")
             }
-            let scheduler = Scheduler(store: store, server: server, logger: logger)
             let commits = CommitQueue(store: store, loop: loop)
-            let service = SchedulerService(connection: connection, server: server, store: store, scheduler: scheduler,
-                                           commits: commits, commands: CommandRunner(loop: loop, logger: logger), logger: logger)
+            let presenter = Presenter(client: client, store: store, commits: commits, loop: loop, logger: logger)
+            let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, logger: logger)
+            let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
+                                           scheduler: scheduler, commits: commits,
+                                           commands: CommandRunner(loop: loop, logger: logger), logger: logger)
+            self.presenter = presenter
             self.service = service
             loadConfig()
             registration = try connection.export([service.interface], at: SchedulerService.path)
-            server.sounds = SoundPlayer(logger: logger)
-            try server.start()
+            presenter.sounds = SoundPlayer(logger: logger)
+            try presenter.start()
+            try client.start()
             try scheduler.start(loop: loop)
             logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
             try loop.run()

@@ -4,7 +4,7 @@ import Foundation
 import HeapModule
 import Logging
 
-/// Fires scheduled notifications on time without polling.
+/// Decides what is due, on time and without polling, and hands it to the ``Presenter``.
 ///
 /// An in-memory heap holds every due time; one wall-clock timer is armed at the
 /// earliest. Nothing else wakes the daemon, however many are scheduled. The timer's
@@ -13,9 +13,8 @@ import Logging
 final class Scheduler {
     /// More late notifications than this at one wake-up are shown as one summary.
     static let coalescingThreshold = 3
-    /// Later than this, a notification says how late it is: it was missed (the machine
-    /// was off or asleep, or chimed was stopped), not merely fired a few milliseconds late.
-    static let lateThreshold: TimeInterval = 2
+    /// The longest the timer's fallback sleeps when the kernel refused an arming.
+    static let fallbackPollMilliseconds = 60_000
 
     private struct Due: Comparable {
         let date: Date
@@ -24,10 +23,14 @@ final class Scheduler {
     }
 
     private let store: Store
-    private let server: NotificationServer
+    private let presenter: Presenter
+    private let commits: CommitQueue
     private let logger: Logger
     private let now: () -> Date
+    private var loop: EventLoop?
     private var timer: WallClockTimer?
+    /// A plain loop timeout standing in for the timer while the kernel refuses to arm it.
+    private var fallback: Source?
     private var zoneWatcher: FileWatcher?
     /// Candidate due times; an entry is current only while `dueTimes` agrees with it.
     private var heap = Heap<Due>()
@@ -37,21 +40,20 @@ final class Scheduler {
     /// decoding rows is not on the way from the due time to the screen.
     private var prepared: [String: ScheduledNotification] = [:]
 
-    /// Adds what the notification's category contributes (its buttons) before showing.
-    var expand: (Alert) -> Alert = { $0 }
-
-    /// A notification was delivered (or dropped, when `shown` is false).
+    /// A notification came due and went to the presenter (or was dropped, when `shown` is false).
     var onFired: (ScheduledNotification, _ lateBy: TimeInterval, _ shown: Bool) -> Void = { _, _, _ in }
 
-    init(store: Store, server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init) {
+    init(store: Store, presenter: Presenter, commits: CommitQueue, logger: Logger, now: @escaping () -> Date = Date.init) {
         self.store = store
-        self.server = server
+        self.presenter = presenter
+        self.commits = commits
         self.logger = logger
         self.now = now
     }
 
     /// Loads the schedule, catches up on what was missed, and arms the timer.
     func start(loop: EventLoop) throws {
+        self.loop = loop
         timer = try WallClockTimer(loop: loop) { [unowned self] event in
             if event == .clockChanged { self.logger.info("The clock changed; checking the schedule.") }
             self.fireDue()
@@ -109,12 +111,21 @@ final class Scheduler {
             return
         }
         prepare(dueBy: next.date)
-        let seconds = next.date.timeIntervalSince1970
+        fallback = nil
+        // Before the epoch is as past as any other past time: it fires now.
+        let seconds = max(0, next.date.timeIntervalSince1970)
         let whole = seconds.rounded(.down)
         do {
             try timer?.arm(at: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1_000_000_000)))
         } catch {
-            logger.error("Cannot arm the timer: \(error)")
+            // An arming error must never stop firing: a loop timeout takes over, and
+            // every wake-up tries the timer again.
+            let milliseconds = Int(min(max(0, next.date.timeIntervalSince(now())) * 1000, Double(Self.fallbackPollMilliseconds)))
+            logger.error("Cannot arm the timer (\(error)); looking again in \(milliseconds) ms.")
+            fallback = loop?.timeout(afterMilliseconds: milliseconds) { [unowned self] in
+                self.fallback = nil
+                self.fireDue()
+            }
         }
     }
 
@@ -123,6 +134,9 @@ final class Scheduler {
     private func prepare(dueBy date: Date) {
         let ids = heap.unordered.filter { $0.date <= date && dueTimes[$0.id] == $0.date && prepared[$0.id] == nil }.map(\.id)
         guard !ids.isEmpty else { return }
+        // The rows must include what is staged (the firing just recorded, a move of
+        // floating times): a stale row would fire from its old due time and count.
+        commits.commit()
         do {
             for notification in try store.notifications(ids: ids) { prepared[notification.id] = notification }
         } catch {
@@ -146,7 +160,7 @@ final class Scheduler {
     private func fire(_ ids: [String], at instant: Date) {
         let zone = TimeZone.current
         var shown: [(ScheduledNotification, TimeInterval)] = []
-        var late: [(ScheduledNotification, TimeInterval)] = []
+        var late: [(ScheduledNotification, due: Date, TimeInterval)] = []
         var dropped: [(ScheduledNotification, TimeInterval)] = []
         // Read, decide and show one at a time, in due order: the first Notify of a batch
         // does not wait for the rest of the batch to be read.
@@ -182,32 +196,31 @@ final class Scheduler {
             advanced.state = advanced.nextFire == nil ? .done : .scheduled
             if case .drop = decision {
                 dropped.append((advanced, lateBy))
-            } else if lateBy > Self.lateThreshold {
-                late.append((advanced, lateBy))
+            } else if lateBy > Presenter.lateThreshold {
+                late.append((advanced, dueDate, lateBy))
             } else {
                 // A snoozed copy takes the place of its origin if that is still on screen.
-                server.present(expand(notification.alert), id: id, replacing: notification.origin)
+                presenter.deliver(id: id, kind: .scheduled, alert: notification.alert, replacing: notification.origin, due: dueDate)
                 shown.append((advanced, lateBy))
             }
         }
-        presentLate(late)
-        let events = history(onTime: shown, late: late, dropped: dropped, at: instant)
-        shown += late
-        // Recorded after showing: the fsync is not on the way to the screen. A crash in
-        // between shows it once more after the restart, which beats not at all. The
-        // history rows ride in the same transaction: no second fsync.
-        do {
-            try store.write { db in
-                for (notification, _) in shown + dropped {
-                    try store.recordFiring(id: notification.id, at: notification.lastFired == instant ? instant : nil,
-                                           nextIndex: notification.nextIndex, nextFire: notification.nextFire, in: db)
-                }
-                for event in events { try store.record(event, in: db) }
+        presentLate(late, at: instant)
+        let events = history(onTime: shown, late: late.map { ($0.0, $0.2) }, dropped: dropped, at: instant)
+        shown += late.map { ($0.0, $0.2) }
+        // Staged after showing: the fsync is not on the way to the screen. The firing,
+        // its history and the presenter's deliveries ride in one transaction; a crash
+        // before it commits shows them once more after the restart, which beats not at all.
+        let firings = (shown + dropped).map(\.0)
+        commits.stage({ [store] db in
+            for notification in firings {
+                try store.recordFiring(id: notification.id, at: notification.lastFired == instant ? instant : nil,
+                                       nextIndex: notification.nextIndex, nextFire: notification.nextFire, in: db)
             }
-        } catch {
-            logger.error("Cannot record firings: \(error)")
-        }
-        for (notification, _) in shown + dropped {
+            for event in events { try store.record(event, in: db) }
+        }, done: { [logger] result in
+            if case .failure(let error) = result { logger.error("Cannot record firings (they fire again after a restart): \(error)") }
+        })
+        for notification in firings {
             dueTimes[notification.id] = notification.nextFire
             if let next = notification.nextFire {
                 heap.insert(Due(date: next, id: notification.id))
@@ -235,23 +248,19 @@ final class Scheduler {
             }
     }
 
-    /// Shows what was missed, saying how late; many at once become one summary
-    /// instead of a storm.
-    private func presentLate(_ late: [(ScheduledNotification, TimeInterval)]) {
+    /// Shows what was missed (the presenter says how late); many at once become one
+    /// summary instead of a storm.
+    private func presentLate(_ late: [(ScheduledNotification, due: Date, TimeInterval)], at instant: Date) {
         if late.count > Self.coalescingThreshold {
             var summary = Alert(title: "\(late.count) reminders while you were away")
             summary.body = late.prefix(8).map { "• " + $0.0.alert.title }.joined(separator: "\n")
                 + (late.count > 8 ? "\n…and \(late.count - 8) more" : "")
             summary.sound = late.map(\.0.alert.sound).first { $0 != .serverDefault } ?? .serverDefault
-            server.present(summary, id: "summary-" + NotificationID.random())
+            presenter.deliver(id: "summary-" + NotificationID.random(), kind: .summary, alert: summary, due: instant)
             return
         }
-        for (notification, lateBy) in late {
-            var alert = notification.alert
-            let note = "Due \(LateText.describe(lateBy)) ago."
-            alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note
-            alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))
-            server.present(expand(alert), id: notification.id)
+        for (notification, due, _) in late {
+            presenter.deliver(id: notification.id, kind: .scheduled, alert: notification.alert, due: due)
         }
     }
 
@@ -268,16 +277,19 @@ final class Scheduler {
     private func recomputeFloating() throws {
         let zone = TimeZone.current
         prepared.removeAll()
-        let moved = try store.notifications(ids: Array(floating))
-        try store.write { db in
-            for notification in moved {
-                let date = notification.rule.occurrence(notification.nextIndex, systemZone: zone)
-                try store.reschedule(id: notification.id, nextIndex: notification.nextIndex, nextFire: date, in: db)
-                dueTimes[notification.id] = date
-                if let date { heap.insert(Due(date: date, id: notification.id)) }
-            }
-            try store.setMeta("zone", zone.identifier, in: db)
+        var moved: [(id: String, nextIndex: Int, date: Date?)] = []
+        for notification in try store.notifications(ids: Array(floating)) {
+            let date = notification.rule.occurrence(notification.nextIndex, systemZone: zone)
+            moved.append((notification.id, notification.nextIndex, date))
+            dueTimes[notification.id] = date
+            if let date { heap.insert(Due(date: date, id: notification.id)) }
         }
+        commits.stage({ [store] db in
+            for item in moved { try store.reschedule(id: item.id, nextIndex: item.nextIndex, nextFire: item.date, in: db) }
+            try store.setMeta("zone", zone.identifier, in: db)
+        }, done: { [logger] result in
+            if case .failure(let error) = result { logger.error("Cannot record the floating notifications' new times: \(error)") }
+        })
     }
 }
 

@@ -15,42 +15,33 @@ final class SchedulerService {
     static let notFoundName = "io.github.chime.Error.NotFound"
 
     private let connection: Connection
-    private let server: NotificationServer
+    private let client: NotificationClient
+    private let presenter: Presenter
     private let store: Store
     private let scheduler: Scheduler
     private let commits: CommitQueue
     private let logger: Logger
     private let now: () -> Date
-    /// Alerts on screen (or waiting for a server), by Chime id: their userInfo goes out
-    /// with every action.
-    private var presented: [String: Alert] = [:]
-    /// The ids among `presented` that came from the schedule: their closing goes in the
-    /// history. `chime notify` ones stay out of it, so showing one costs no disk write.
-    private var firedOnScreen: Set<String> = []
-    /// Named sets of buttons and their handlers: the built-in ones and the user's config.
-    var categories = Category.builtIn
     private let commands: CommandRunner
     private let launcher: AppLauncher
     static let launcherEntry = InterfaceName(rawValue: "com.canonical.Unity.LauncherEntry")!
 
-    init(connection: Connection, server: NotificationServer, store: Store, scheduler: Scheduler, commits: CommitQueue,
-         commands: CommandRunner, logger: Logger, now: @escaping () -> Date = Date.init) {
+    init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
+         commits: CommitQueue, commands: CommandRunner, logger: Logger, now: @escaping () -> Date = Date.init) {
         self.connection = connection
         self.commands = commands
         self.launcher = AppLauncher(connection: connection, logger: logger)
-        self.server = server
+        self.client = client
+        self.presenter = presenter
         self.store = store
         self.scheduler = scheduler
         self.commits = commits
         self.logger = logger
         self.now = now
-        server.onAction = { [unowned self] id, key in self.actionInvoked(id: id, key: key) }
-        scheduler.expand = { [unowned self] alert in self.expand(alert) }
-        server.onClosed = { [unowned self] id, reason in self.closed(id: id, reason: reason) }
+        presenter.onPress = { [unowned self] press in self.pressed(press) }
+        presenter.onClosed = { [unowned self] closing in self.closed(closing) }
         scheduler.onFired = { [unowned self] notification, lateBy, shown in
             guard shown else { return }
-            self.presented[notification.id] = notification.alert
-            self.firedOnScreen.insert(notification.id)
             self.applyBadge(of: notification.alert)
             var entries = NotificationEncoding.entries(notification, zone: TimeZone.current)
             entries.append(("lateBy", .double(lateBy)))
@@ -66,14 +57,14 @@ final class SchedulerService {
             methods: [
                 Method(name("PresentNow"), inputs: [Argument("notification", "a{sv}")], outputs: [Argument("id", "s")]) {
                     [unowned self] call throws(DBusError) in
-                    [.string(self.present(try AlertDecoding.decode(typed: try Self.entries(call.arguments[0]))))]
+                    [.string(try self.present(try AlertDecoding.decode(typed: try Self.entries(call.arguments[0]))))]
                 },
                 Method(name("PresentNowSimple"),
                        inputs: [Argument("title", "s"), Argument("body", "s"), Argument("options", "a{ss}")],
                        outputs: [Argument("id", "s")]) { [unowned self] call throws(DBusError) in
                     let alert = try AlertDecoding.decode(title: Self.string(call.arguments[0]), body: Self.string(call.arguments[1]),
                                                          options: try Self.stringEntries(call.arguments[2]))
-                    return [.string(self.present(alert))]
+                    return [.string(try self.present(alert))]
                 },
                 Method(name("Schedule"), inputs: [Argument("notification", "a{sv}")], outputs: [Argument("id", "s")],
                        handler: .deferred { [unowned self] call, responder throws(DBusError) in
@@ -193,7 +184,9 @@ final class SchedulerService {
                        handler: .deferred { [unowned self] call, responder throws(DBusError) in
                     let entry = try Self.desktopEntry(Self.string(call.arguments[0]))
                     guard case .uint32(let count) = call.arguments[1] else { throw .invalidArgs("count: expected u.") }
-                    self.setBadge(entry, Int(count)) { responder.reply([]) }
+                    self.setBadge(entry, Int(count)) { error in
+                        if let error { responder.fail(error) } else { responder.reply([]) }
+                    }
                 }),
                 Method(name("GetBadge"), inputs: [Argument("desktopEntry", "s")], outputs: [Argument("count", "u")]) {
                     [unowned self] call throws(DBusError) in
@@ -204,11 +197,12 @@ final class SchedulerService {
                     [unowned self] call throws(DBusError) in
                     let id = Self.string(call.arguments[0]), key = Self.string(call.arguments[1])
                     guard let alert = try self.alert(for: id) else { throw Self.notFound(id) }
-                    let keys = self.expand(alert).allActions.map(\.key)
+                    let keys = self.presenter.expand(alert).allActions.map(\.key)
                     guard keys.contains(key) else {
                         throw .invalidArgs("'\(key)' is not an action of \(id); it has \(keys.isEmpty ? "none" : keys.joined(separator: ", ")).")
                     }
-                    self.actionInvoked(id: id, key: key)
+                    self.pressed(Presenter.Press(id: id, key: key, alert: alert, kind: .scheduled))
+                    self.presenter.dismiss(id: id, after: key)
                     return []
                 },
             ],
@@ -250,12 +244,11 @@ final class SchedulerService {
 
     // MARK: - Methods
 
-    private func present(_ alert: Alert) -> String {
+    private func present(_ alert: Alert) throws(DBusError) -> String {
         var id = NotificationID.random()
-        while presented[id] != nil { id = NotificationID.random() }
-        presented[id] = alert
+        while presenter.alert(for: id) != nil { id = NotificationID.random() }
+        try presenter.present(alert, id: id)
         logger.info("Presenting \(id): \(alert.title)")
-        server.present(expand(alert), id: id)
         applyBadge(of: alert)
         return id
     }
@@ -282,37 +275,33 @@ final class SchedulerService {
             logger.debug("A badge needs desktopEntry, the app whose icon carries it; none given.")
             return
         }
-        setBadge(entry, count) {}
+        setBadge(entry, count) { _ in }
     }
 
-    /// Stores the app's badge and tells docks (Unity LauncherEntry: count, count-visible).
-    private func setBadge(_ entry: String, _ count: Int, then: @escaping () -> Void) {
-        commits.stage({ db in try self.store.setMeta("badge:" + entry, String(count), in: db) }, done: { [unowned self] _ in
+    /// Stores the app's badge and tells docks (Unity LauncherEntry: count, count-visible);
+    /// `then` gets the error when either failed.
+    private func setBadge(_ entry: String, _ count: Int, then: @escaping (DBusError?) -> Void) {
+        commits.stage({ db in try self.store.setMeta("badge:" + entry, String(count), in: db) }, done: { [unowned self] result in
+            if case .failure(let error) = result {
+                self.logger.error("Cannot store the badge of \(entry): \(error)")
+                return then(.failed("The badge of \(entry) was not set: \(error)"))
+            }
             do {
                 try self.connection.emit(path: Self.path, interface: Self.launcherEntry, member: self.name("Update"), arguments: [
                     .string("application://\(entry).desktop"),
                     .variantDictionary([("count", .int64(Int64(count))), ("count-visible", .bool(count > 0))]),
                 ])
+                then(nil)
             } catch {
                 self.logger.error("Cannot announce the badge of \(entry): \(error)")
+                then(.failed("The badge of \(entry) is stored, but docks could not be told: \(error)"))
             }
-            then()
         })
     }
 
-    /// The alert with its category's buttons; an unknown category still shows, without them.
-    private func expand(_ alert: Alert) -> Alert {
-        guard let name = alert.category else { return alert }
-        guard let category = categories[name] else {
-            logger.debug("Category '\(name)' has no actions here; passed to the server as a hint only.")
-            return alert
-        }
-        return alert.withActions(of: category)
-    }
-
-    /// The alert of a notification shown now, or of one in the store.
+    /// The alert of a notification on screen or on its way there, or of one in the store.
     private func alert(for id: String) throws(DBusError) -> Alert? {
-        if let alert = presented[id] { return alert }
+        if let alert = presenter.alert(for: id) { return alert }
         return try read { () throws(StoreError) in try store.notification(id: id) }?.alert
     }
 
@@ -351,7 +340,7 @@ final class SchedulerService {
             switch result {
             case .success:
                 self.scheduler.remove(ids: deleted)
-                for id in deleted { self.presented[id] = nil }
+                self.presenter.withdraw(ids: deleted)
                 if !deleted.isEmpty { self.logger.info("Cancelled \(deleted.count).") }
                 responder.reply(reply(deleted))
             case .failure(let error):
@@ -365,10 +354,10 @@ final class SchedulerService {
     private func list() throws(DBusError) -> [[(String, Value)]] {
         let zone = TimeZone.current
         let scheduled = try read { () throws(StoreError) in try store.scheduled() }.map { NotificationEncoding.entries($0, zone: zone) }
-        let pending = server.waiting.compactMap { id -> [(String, Value)]? in
-            guard let alert = presented[id] else { return nil }
-            return [("id", .string(id)), ("title", .string(alert.title)), ("body", .string(alert.body)),
-                    ("state", .string("pending")), ("userInfo", NotificationEncoding.userInfo(alert.userInfo))]
+        // A summary of missed ones stands for notifications listed already; it has no id to act on.
+        let pending = presenter.waiting.filter { $0.kind != .summary }.map { delivery -> [(String, Value)] in
+            [("id", .string(delivery.id)), ("title", .string(delivery.alert.title)), ("body", .string(delivery.alert.body)),
+             ("state", .string("pending")), ("userInfo", NotificationEncoding.userInfo(delivery.alert.userInfo))]
         }
         return scheduled + pending
     }
@@ -383,30 +372,43 @@ final class SchedulerService {
             ("pid", .uint32(UInt32(clamping: ProcessInfo.processInfo.processIdentifier))),
             ("store", .string(store.databaseURL.path)),
             ("scheduled", .uint32(UInt32(clamping: upcoming.count))),
-            ("pending", .uint32(UInt32(clamping: server.waiting.count))),
+            ("pending", .uint32(UInt32(clamping: presenter.waitingCount))),
             ("timeZone", .string(zone.identifier)),
         ]
         if let next = upcoming.next { entries.append(("nextFire", .string(NotificationEncoding.isoText(next, zone: zone)))) }
-        if let owner = server.owner {
+        if let owner = client.owner {
             entries.append(("notificationServer", .string(owner)))
-            entries.append(("capabilities", .stringArray(server.capabilities.sorted())))
+            // Absent while the server has not answered GetCapabilities.
+            if let capabilities = client.capabilities { entries.append(("capabilities", .stringArray(capabilities.sorted()))) }
         }
-        entries.append(("localSound", .bool(server.sounds?.isAvailable ?? false)))
+        entries.append(("localSound", .bool(presenter.sounds?.isAvailable ?? false)))
         return entries
     }
 
+    /// Reads the store after committing what is staged, so a read sees every change made
+    /// before it (a firing recorded by the timer's handler, say), not only committed ones.
     private func read<T>(_ body: () throws(StoreError) -> T) throws(DBusError) -> T {
+        commits.commit()
         do { return try body() } catch { throw .failed("The store could not be read: \(error)") }
     }
 
     // MARK: - Signals
 
-    private func actionInvoked(id: String, key: String) {
+    /// Runs what a press means: announces it, then opens the app or runs the button's handler.
+    private func pressed(_ press: Presenter.Press) {
+        let (id, key, alert) = (press.id, press.key, press.alert)
+        let label = presenter.expand(alert).allActions.first { $0.key == key }?.label ?? ""
+        // A popup kept on screen after Complete (mako, lxqt-notificationd) can still be
+        // pressed: its lineage is over, so only opening the app is still meant.
+        if key != Action.defaultKey, press.kind != .immediate,
+           let completed = (try? read({ () throws(StoreError) in try store.notification(id: id) }))??.completed {
+            logger.notice("Ignored '\(key)' on \(id): it was completed at \(completed).")
+            record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title,
+                                detail: "\(label.isEmpty ? key : label): ignored, it was already completed.", action: key))
+            return
+        }
         logger.info("Action '\(key)' on \(id).")
-        let alert = (try? alert(for: id)) ?? nil
-        emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(alert?.userInfo ?? [:])])
-        guard let alert else { return }
-        let label = expand(alert).allActions.first { $0.key == key }?.label ?? ""
+        emit("ActionInvoked", [.string(id), .string(key), NotificationEncoding.userInfo(alert.userInfo)])
         record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: label, action: key))
         // A click on the notification itself opens its app, as iOS launches the app with
         // the notification in its launch options.
@@ -414,7 +416,7 @@ final class SchedulerService {
             launcher.open(desktopEntry: entry, id: id, userInfo: alert.userInfo)
             return
         }
-        guard let name = alert.category, let definition = categories[name]?.actions.first(where: { $0.key == key }) else { return }
+        guard let name = alert.category, let definition = presenter.categories[name]?.actions.first(where: { $0.key == key }) else { return }
         switch definition.handler {
         case .complete:
             complete(id, alert: alert)
@@ -432,7 +434,7 @@ final class SchedulerService {
     /// app's badge goes down by one.
     private func complete(_ id: String, alert: Alert) {
         if alert.badge != nil, let entry = alert.desktopEntry, let count = try? badge(entry), count > 0 {
-            setBadge(entry, count - 1) {}
+            setBadge(entry, count - 1) { _ in }
         }
         complete(id, title: alert.title)
     }
@@ -482,20 +484,14 @@ final class SchedulerService {
         })
     }
 
-    private func closed(id: String, reason: UInt32) {
-        let alert = presented.removeValue(forKey: id)
-        if firedOnScreen.remove(id) != nil, let alert {
-            // Reason 3 is a CloseNotification call: Chime's own, when `expires` ran out.
-            let expired = reason == 1 || (reason == 3 && (alert.expires ?? 0) > 0)
-            let detail = switch reason {
-            case 1: "The server's time for it ran out."
-            case 2: "Dismissed."
-            case 3: expired ? "Its expiry time passed." : "Closed by a program."
-            default: "Closed."
-            }
-            record(HistoryEntry(time: now(), id: id, event: expired ? .expired : .closed, title: alert.title, detail: detail))
+    /// A notification left the screen: the history says how (for those of the schedule;
+    /// `chime notify` ones and summaries stay out of it), and the bus hears it.
+    private func closed(_ closing: Presenter.Closing) {
+        if closing.kind == .scheduled {
+            record(HistoryEntry(time: now(), id: closing.id, event: closing.reason == 1 ? .expired : .closed,
+                                title: closing.alert.title, detail: closing.detail))
         }
-        emit("Closed", [.string(id), .uint32(reason)])
+        emit("Closed", [.string(closing.id), .uint32(closing.reason)])
     }
 
     /// Writes one history event with the next group commit.

@@ -143,7 +143,8 @@ public final class EventLoop {
         }
     }
 
-    static func monotonicNow() -> UInt64 {
+    /// Nanoseconds on the monotonic clock, the clock of every loop timeout.
+    public static func monotonicNow() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)

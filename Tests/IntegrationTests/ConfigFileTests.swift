@@ -73,9 +73,40 @@ struct ConfigFileTests {
         let calls = try session.waitForNotifyCalls(2)
         #expect(calls[1].contains("<'Kettle'>"))
         #expect(calls[1].contains("<['soon', 'Again in 2 s']>"))
-        // The first is still on screen (nothing closed it): the copy replaces it.
+        // Chime closed the popup after the press, so the copy is a new one.
+        #expect(try closeCalls(session).contains("1"), "the pressed popup is closed")
+        #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 0>,"), "\(calls[1])")
+    }
+
+    /// A resident popup stays after a press; the snoozed copy then takes its place.
+    @Test func aSnoozedCopyReplacesItsResidentOrigin() throws {
+        let session = try TestSession()
+        try writeConfig(session, """
+            [Category quick]
+            Actions=soon;
+
+            [Action soon]
+            Label=Again in 1 s
+            Snooze=1s
+            """)
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.run(["chime", "notify", "-p", "-h", "boolean:resident:true", "-c", "quick", "Kettle"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'soon'>]")
+        _ = try monitor.waitForLine(containing: "'origin': <'\(id)'>")
+        let calls = try session.waitForNotifyCalls(2)
         #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 1>,"), "\(calls[1])")
         #expect(calls[0].hasPrefix("[<'Chime'>, <uint32 0>,"), "\(calls[0])")
+        #expect(try closeCalls(session) == [], "a resident popup is not closed")
+    }
+
+    /// The ids of the CloseNotification calls the mock server received.
+    private func closeCalls(_ session: TestSession) throws -> [String] {
+        let result = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+                                      "--object-path", "/org/freedesktop/Notifications",
+                                      "--method", "org.freedesktop.DBus.Mock.GetMethodCalls", "CloseNotification"])
+        return result.stdout.components(separatedBy: ", [<").dropFirst().map { $0.prefix { $0 != ">" }.replacingOccurrences(of: "uint32 ", with: "") }
     }
 
     @Test func brokenConfigIsLoggedWithItsLineAndTheLastGoodOneKept() throws {

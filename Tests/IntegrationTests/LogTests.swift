@@ -27,20 +27,19 @@ struct LogTests {
         _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
         _ = try session.waitForNotifyCalls(1)
 
-        // The user presses Remind on the server, then Complete through chime act, then
-        // dismisses it.
+        // The user presses Remind on the server (Chime then closes the popup), then
+        // Complete through chime act.
         try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'remind'>]")
         _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'remind'")
+        _ = try monitor.waitForLine(containing: "Closed ('\(id)', uint32 2)")
         #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
         _ = try monitor.waitForLine(containing: "Completed ('\(id)'")
-        try session.emitServerSignal("NotificationClosed", signature: "uu", arguments: "[<uint32 1>, <uint32 2>]")
-        _ = try monitor.waitForLine(containing: "Closed ('\(id)'")
         let other = try session.add("Later", "--in", "1h")
         #expect(try session.run(["chime", "cancel", other]).status == 0)
 
         let log = try events(session)
         #expect(summary(log) == [
-            "cancelled \(other)", "closed \(id)", "completed \(id)", "pressed \(id) complete", "snoozed \(id)",
+            "cancelled \(other)", "completed \(id)", "pressed \(id) complete", "closed \(id)", "snoozed \(id)",
             "pressed \(id) remind", "fired \(id)",
         ], "\(log)")
         for event in log {
@@ -54,7 +53,7 @@ struct LogTests {
         let copy = try #require(snoozed["copy"] as? String)
         #expect(snoozed["detail"] as? String == "Again in 30 min.")
         #expect(log.first { $0["event"] as? String == "pressed" }?["detail"] as? String == "Complete")
-        #expect(log.first { $0["event"] as? String == "closed" }?["detail"] as? String == "Dismissed.")
+        #expect(log.first { $0["event"] as? String == "closed" }?["detail"] as? String == "Closed after 'Remind in 30 minutes' was pressed.")
 
         // The table says the same, newest first.
         let table = try session.run(["chime", "log"])
@@ -62,11 +61,11 @@ struct LogTests {
         #expect(lines.count == 8, "\(table)")
         #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true) == ["TIME", "EVENT", "ID", "ACTION", "TITLE"])
         #expect(lines[1].contains("cancelled") && lines[1].contains(other) && lines[1].hasSuffix("Later"), "\(table)")
-        #expect(lines[4].contains("pressed") && lines[4].contains("complete") && lines[4].hasSuffix("Tea (Complete)"), "\(table)")
+        #expect(lines[3].contains("pressed") && lines[3].contains("complete") && lines[3].hasSuffix("Tea (Complete)"), "\(table)")
         #expect(lines[5].contains("as \(copy)"), "\(table)")
 
         // --limit keeps the newest; --id follows one notification and its snoozed copy.
-        #expect(summary(try events(session, "--limit", "2")) == ["cancelled \(other)", "closed \(id)"])
+        #expect(summary(try events(session, "--limit", "2")) == ["cancelled \(other)", "completed \(id)"])
         #expect(summary(try events(session, "--id", other)) == ["cancelled \(other)"])
         #expect(summary(try events(session, "--id", copy)) == Array(summary(log).dropFirst()))
 

@@ -227,7 +227,8 @@ struct RestartTests {
         try session.killDaemon(signal: SIGTERM)
         // Time has to pass for notifications to be missed.
         Thread.sleep(until: due.addingTimeInterval(3))
-        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        let list = try session.run(["chime", "list"])
+        #expect(list.stdout == "Nothing scheduled.\n", "\(list) \(session.daemonLog)")
         let calls = try session.waitForNotifyCalls(1)
         #expect(calls.count == 1, "one summary, not a storm: \(calls)")
         #expect(calls[0].contains("<'5 reminders while you were away'>"))

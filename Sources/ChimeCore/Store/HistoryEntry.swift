@@ -25,6 +25,11 @@ public struct HistoryEntry: Equatable, Sendable {
         case expired
         /// Left the screen otherwise (dismissed, or closed by a program).
         case closed
+        /// A `Notify` for it failed (an error, no answer in time, the server left), or
+        /// chimed stopped before the server took it: it is sent again.
+        case retried
+        /// It could not be delivered after the last retry; `detail` says why.
+        case gaveUp = "gave up"
     }
 
     public var time: Date

@@ -27,8 +27,8 @@ public final class Store {
 
     private let database: DatabaseQueue
     private let lockDescriptor: Int32
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
     /// How many history rows to keep.
     public let historyLimit: Int
     /// History rows added since the last pruning. Pruning waits for a tenth of the limit,
@@ -185,6 +185,23 @@ public final class Store {
                 CREATE INDEX history_lineage ON history(lineage);
                 """)
         }
+        migrator.registerMigration("v4: deliveries") { db in
+            // Occurrences that came due and are not on screen yet: re-sent at the next
+            // start if chimed stops first. A row carries its own alert, since summaries
+            // and notifications shown now have no row in `notification`.
+            try db.execute(sql: """
+                CREATE TABLE delivery (
+                    seq INTEGER PRIMARY KEY,
+                    notificationId TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    alert BLOB NOT NULL,
+                    replacing TEXT,
+                    due REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX delivery_notificationId ON delivery(notificationId);
+                """)
+        }
         return migrator
     }
 
@@ -195,7 +212,7 @@ public final class Store {
         do { return try database.write(body) } catch { throw .failed("\(error)") }
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do { return try database.read(body) } catch { throw .failed("\(error)") }
     }
 
@@ -274,9 +291,13 @@ public final class Store {
         }
         var deleted: [String] = []
         let delete = try db.cachedStatement(sql: "DELETE FROM notification WHERE id = ?")
+        // An occurrence that came due and still waits for a server goes with it.
+        let withdraw = try db.cachedStatement(sql: "DELETE FROM delivery WHERE notificationId = ?")
         for id in ids {
             try delete.execute(arguments: [id])
-            if db.changesCount > 0 { deleted.append(id) }
+            guard db.changesCount > 0 else { continue }
+            deleted.append(id)
+            try withdraw.execute(arguments: [id])
         }
         try recordedCancels(deleted.count, itemized: itemized, at: instant, detail: detail, in: db)
         return deleted
@@ -302,6 +323,9 @@ public final class Store {
                 WHERE state = 'scheduled' ORDER BY nextFire, id
                 """, arguments: [instant.timeIntervalSince1970, detail])
         }
+        try db.execute(sql: """
+            DELETE FROM delivery WHERE notificationId IN (SELECT id FROM notification WHERE state = 'scheduled')
+            """)
         try db.execute(sql: "DELETE FROM notification WHERE state = 'scheduled'")
         try recordedCancels(ids.count, itemized: itemized, at: instant, detail: detail, in: db)
         return ids

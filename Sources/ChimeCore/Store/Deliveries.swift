@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+
+/// One occurrence that came due and has not reached the screen yet, as the store keeps it.
+///
+/// Delivery is at-least-once: a row is written with the firing it belongs to and deleted
+/// once the server has returned its id for it. Whatever rows a stopped chimed left are
+/// sent again at the next start.
+public struct StoredDelivery: Equatable, Sendable {
+    /// Where an occurrence came from.
+    public enum Kind: String, Sendable {
+        /// An occurrence of a scheduled notification.
+        case scheduled
+        /// `PresentNow`: shown at once, stored only while it has to wait.
+        case immediate
+        /// The one notification that stands for many missed ones.
+        case summary
+    }
+
+    /// The delivery's own key, in the order they came due.
+    public var seq: Int64
+    /// The Chime id the notification has on the bus.
+    public var id: String
+    public var kind: Kind
+    /// What is shown, as it came due (before the category adds its buttons).
+    public var alert: Alert
+    /// The Chime id of a notification this one takes the place of on screen.
+    public var replacing: String?
+    /// When it came due: how late it is shown is counted from here.
+    public var due: Date
+    /// How many `Notify` calls for it failed so far.
+    public var attempts: Int
+
+    public init(seq: Int64, id: String, kind: Kind, alert: Alert, replacing: String? = nil, due: Date, attempts: Int = 0) {
+        self.seq = seq
+        self.id = id
+        self.kind = kind
+        self.alert = alert
+        self.replacing = replacing
+        self.due = due
+        self.attempts = attempts
+    }
+}
+
+extension Store {
+    // MARK: - Deliveries (inside write)
+
+    /// Records (or updates) an occurrence waiting for the screen.
+    public func save(_ delivery: StoredDelivery, in db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO delivery (seq, notificationId, kind, alert, replacing, due, attempts)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                delivery.seq, delivery.id, delivery.kind.rawValue, try encoder.encode(delivery.alert), delivery.replacing,
+                delivery.due.timeIntervalSince1970, delivery.attempts,
+            ])
+    }
+
+    /// Forgets an occurrence: it is on screen, or given up.
+    public func deleteDelivery(seq: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM delivery WHERE seq = ?").execute(arguments: [seq])
+    }
+
+    // MARK: - Reading
+
+    /// Every stored delivery, oldest first. A row that cannot be decoded (written by a
+    /// newer version, or damaged) is skipped and counted in `unreadable`.
+    public func deliveries() throws(StoreError) -> (deliveries: [StoredDelivery], unreadable: Int) {
+        try read { db in
+            var result: [StoredDelivery] = []
+            var unreadable = 0
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery ORDER BY seq")
+            while let row = try rows.next() {
+                guard let kind = StoredDelivery.Kind(rawValue: row["kind"]), let data = row["alert"] as Data?,
+                      let alert = try? decoder.decode(Alert.self, from: data) else {
+                    unreadable += 1
+                    continue
+                }
+                result.append(StoredDelivery(seq: row["seq"], id: row["notificationId"], kind: kind, alert: alert,
+                                             replacing: row["replacing"], due: Date(timeIntervalSince1970: row["due"]),
+                                             attempts: row["attempts"]))
+            }
+            return (result, unreadable)
+        }
+    }
+}
