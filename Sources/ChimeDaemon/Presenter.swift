@@ -21,8 +21,9 @@ final class Presenter {
     /// `Notify` calls in flight at once; the rest wait their turn, so a server that
     /// stalls faces no storm and the queue of calls stays bounded.
     static let maxInFlight = 16
-    /// Failed `Notify` calls after which an occurrence is given up (and the history says so).
-    static let maxAttempts = 8
+    /// Failed `Notify` calls after which an occurrence is given up (and the history says
+    /// so): with back-off from half a second, the last try is about 15 s after the first.
+    static let maxAttempts = 6
     /// Notifications on screen Chime keeps track of; past this the oldest is forgotten
     /// (its buttons then do nothing). Servers show a handful; this bounds the memory.
     static let maxTracked = 256
@@ -389,7 +390,7 @@ final class Presenter {
             discard(delivery)
             return
         }
-        let delay = min(1_000 << (attempts - 1), Self.maxBackoffMilliseconds)
+        let delay = min(500 << (attempts - 1), Self.maxBackoffMilliseconds)
         delivery.retryAt = EventLoop.monotonicNow() + UInt64(delay) * 1_000_000
         logger.warning("Notify for \(id) failed (\(reason)); trying again in \(LateText.describe(Double(delay) / 1000)) or when a server appears.")
         record(delivery, .retried, "Attempt \(attempts) failed: \(reason). Sending it again.")

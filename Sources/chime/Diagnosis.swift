@@ -34,6 +34,8 @@ struct Diagnosis {
         var nextFire: String?
         var timeZone: String?
         var notificationServer: String?
+        /// False while chimed has not learned what its server can do (no answer to GetCapabilities yet).
+        var capabilitiesKnown: Bool?
         var localSound: Bool?
         /// Set when it answers, but in another version of the interface.
         var mismatch: InterfaceMismatch?
@@ -183,6 +185,8 @@ struct Diagnosis {
             daemon.nextFire = status["nextFire"]?.stringValue
             daemon.timeZone = status["timeZone"]?.stringValue
             daemon.notificationServer = status["notificationServer"]?.stringValue
+            // chimed leaves capabilities out while its server has not said what it can do.
+            daemon.capabilitiesKnown = daemon.notificationServer == nil ? nil : status["capabilities"] != nil
             daemon.localSound = status["localSound"]?.boolValue
         } catch {
             if let mismatch = InterfaceMismatch.diagnose(error, member: "Status", arguments: [], lookups: lookups) {
@@ -200,6 +204,10 @@ struct Diagnosis {
         if let version = daemon.version, version != chimeClientVersion {
             warnings.append("chimed is version \(version), this chime \(chimeClientVersion); restart it to run the installed one: "
                 + "'systemctl --user restart chimed.service'.")
+        }
+        if daemon.capabilitiesKnown == false, let server = daemon.notificationServer {
+            problems.append("chimed does not know what the notification server \(server) can do (capabilities unknown: it has not "
+                + "answered GetCapabilities); until it does, chimed sends plain text and plays sounds itself, and asks again.")
         }
         if let pending = daemon.pending, pending > 0 {
             warnings.append("\(pending) notification\(pending == 1 ? " is" : "s are") due but waiting for a notification server; "

@@ -106,7 +106,10 @@ extension Diagnosis.Daemon {
             rows.append(("scheduled", "\(scheduled)\(next)"))
         }
         if let pending { rows.append(("pending", "\(pending) waiting for a notification server")) }
-        if version != nil, mismatch == nil { rows.append(("following", notificationServer ?? "no notification server")) }
+        if version != nil, mismatch == nil {
+            let unknown = capabilitiesKnown == false ? " (capabilities unknown)" : ""
+            rows.append(("following", (notificationServer ?? "no notification server") + unknown))
+        }
         rows.append(("activatable", activatable ? "yes" : "no"))
         return rows
     }
@@ -184,6 +187,7 @@ extension Diagnosis {
                 ("nextFire", .string(daemon.nextFire)),
                 ("timeZone", .string(daemon.timeZone)),
                 ("notificationServer", .string(daemon.notificationServer)),
+                ("capabilitiesKnown", .bool(daemon.capabilitiesKnown)),
                 ("localSound", .bool(daemon.localSound)),
             ]) } ?? .null),
             ("notificationServer", server.map { server in .object([

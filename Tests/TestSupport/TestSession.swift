@@ -69,6 +69,13 @@ public final class TestSession {
     /// What chimed has logged (it inherits the bus's standard error).
     public var daemonLog: String { bus.stderr.text }
 
+    /// Waits until chimed has logged a line containing `fragment`.
+    public func waitForDaemonLog(containing fragment: String, timeout: TimeInterval = 60) throws {
+        guard bus.stderr.wait(timeout: timeout, until: { $0.contains(fragment) }) else {
+            throw TestFailure.timeout("chimed logging '\(fragment)'; it logged: \(daemonLog)")
+        }
+    }
+
     /// Stops the bus itself, as when the session ends.
     public func stopBus() {
         bus.stop()
@@ -86,9 +93,11 @@ public final class TestSession {
     }
 
     /// Starts python-dbusmock's notification_daemon template and waits for its name.
-    public func startNotificationServer(capabilities: String) throws {
+    /// With `logFile`, the server appends every call it receives there (the file outlives it).
+    public func startNotificationServer(capabilities: String, logFile: URL? = nil) throws {
         let parameters = "{\"capabilities\": \"\(capabilities)\"}"
-        mock = try Spawned(["/usr/bin/python3", "-m", "dbusmock", "--session", "-t", "notification_daemon", "-p", parameters],
+        mock = try Spawned(["/usr/bin/python3", "-m", "dbusmock", "--session", "-t", "notification_daemon", "-p", parameters]
+                               + (logFile.map { ["-l", $0.path] } ?? []),
                            environment: environment)
         try waitForName("org.freedesktop.Notifications")
     }
