@@ -28,7 +28,7 @@ SERVICE_DIR := $(CURDIR)/.build/chime-services
 SERVICE_FILE := $(SERVICE_DIR)/io.github.chime.Chime.service
 SERVICE_TEMPLATE := dbus/io.github.chime.Chime.service.in
 
-.PHONY: all deps build release services generated install uninstall deb test demo bench screenshot clean
+.PHONY: all deps build release services generated install uninstall deb test demo bench soak screenshot clean
 
 all: build
 
@@ -108,6 +108,12 @@ bench:
 	scripts/deps.sh bench
 	$(MAKE) --no-print-directory release $(GENERATED)
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/bench.sh
+
+# The fault rounds of make bench, repeated for SOAK_MINUTES (default 10); not in make test.
+soak:
+	scripts/deps.sh bench
+	$(MAKE) --no-print-directory release
+	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/soak.sh
 
 # The README's picture, from a real run of chimed and dunst under Xvfb.
 screenshot:

@@ -18,6 +18,8 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/faults.sh
+source "$(dirname "${BASH_SOURCE[0]}")/faults.sh"
 
 bin_dir=${CHIME_BIN_DIR:-$CHIME_ROOT/.build/release}
 bench=$bin_dir/chime-bench
@@ -37,6 +39,8 @@ large_count=100000
 late_count=200
 press_count=1000
 late_spread=10
+churn_count=200
+churn_restarts=5
 
 for tool in "$bin_dir/chime" "$bin_dir/chimed" "$bench"; do
     [[ -x $tool ]] || chime_die "$tool is missing: run 'make release' first"
@@ -225,6 +229,16 @@ record idle_rss "$(status_field "$chimed_pid" VmRSS)"
 record threads "$(status_field "$chimed_pid" Threads)"
 record mock_rss "$(status_field "$CHIME_MOCK_PID" VmRSS)"
 
+# Delivery through server churn: due reminders while the server is killed and
+# restarted; the last one started stays for what follows.
+echo "Delivering $churn_count due while the server restarts $churn_restarts times…"
+FAULTS_CHIME=$chime FAULTS_BENCH=$bench
+faults_churn_round "$churn_count" "$churn_restarts"
+record churn_due "$faults_due"
+record churn_delivered "$faults_delivered"
+record churn_copies "$faults_copies"
+alive "through server churn"
+
 # Button presses: chime-bench becomes the notification server, so it knows the
 # instant each press is sent; the mock steps aside first.
 echo "Pressing buttons: $press_count commands, then $press_count snoozes…"
@@ -332,6 +346,9 @@ rows = [
     ("press to command started, p99", f"{float(r['press_command_p99']):.2f} ms", "includes /bin/sh start-up", ""),
     ("press to snooze committed, median", f"{float(r['press_snooze_p50']):.2f} ms", "1000 presses", ""),
     ("press to snooze committed, p99", f"{float(r['press_snooze_p99']):.2f} ms", "upper bound: Ping after the signal", ""),
+    ("due reminders reaching a server, churn", f"{r['churn_delivered']} of {r['churn_due']}", "5 server restarts (SIGKILL)",
+     f"{int(r['churn_delivered']) / int(r['churn_due']):.2f} (target 1)"),
+    ("copies shown twice, churn", r["churn_copies"], "at most 16 per restart", ""),
     ("mock server RSS", f"{mib(r['mock_rss']):.1f} MiB", "for scale (Python)", ""),
 ]
 for name, value, peer, ratio in rows:
