@@ -98,6 +98,42 @@ struct WallClockTimerTests {
         #expect(events == [.expired])
     }
 
+    /// 1969-12-31T23:59:59.5Z as a scheduler computes it: (-1 s, +0.5 s). The kernel
+    /// refuses that form (EINVAL); the timer must fire at once instead of failing.
+    @Test func fractionalInstantBeforeTheEpochFiresAtOnce() throws {
+        let loop = EventLoop()
+        var events: [WallClockEvent] = []
+        let timer = try WallClockTimer(loop: loop) { events.append($0) }
+        try timer.arm(at: timespec(tv_sec: -1, tv_nsec: 500_000_000))
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(events == [.expired])
+
+        // And the timer still works for an ordinary instant afterwards.
+        try timer.arm(at: Self.now(plusMilliseconds: 10))
+        while events.count < 2 { try loop.runOnce(timeoutMilliseconds: 5_000) }
+        #expect(events == [.expired, .expired])
+    }
+
+    @Test(arguments: [
+        (timespec(tv_sec: -1, tv_nsec: 500_000_000), timespec(tv_sec: 0, tv_nsec: 1)),
+        (timespec(tv_sec: -86_400 * 365, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: 1)),
+        (timespec(tv_sec: 0, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: 1)),
+        (timespec(tv_sec: 0, tv_nsec: -5), timespec(tv_sec: 0, tv_nsec: 1)),
+        (timespec(tv_sec: Int.min, tv_nsec: -1), timespec(tv_sec: 0, tv_nsec: 1)),
+        (timespec(tv_sec: 10, tv_nsec: -1), timespec(tv_sec: 9, tv_nsec: 999_999_999)),
+        (timespec(tv_sec: 10, tv_nsec: 2_500_000_000), timespec(tv_sec: 12, tv_nsec: 500_000_000)),
+        (timespec(tv_sec: Int.max, tv_nsec: 1_500_000_000), timespec(tv_sec: Int.max, tv_nsec: 500_000_000)),
+        (timespec(tv_sec: 1_800_000_000, tv_nsec: 7), timespec(tv_sec: 1_800_000_000, tv_nsec: 7)),
+    ])
+    func malformedInstantsNeverReachTheKernel(instant: timespec, expected: timespec) throws {
+        let deadline = WallClockTimer.kernelDeadline(for: instant)
+        #expect(deadline.tv_sec == expected.tv_sec && deadline.tv_nsec == expected.tv_nsec,
+                "\(instant) became \(deadline)")
+        // Whatever came in, arming succeeds.
+        let timer = try WallClockTimer(loop: EventLoop()) { _ in }
+        try timer.arm(at: instant)
+    }
+
     @Test func disarmedTimerStaysSilent() throws {
         let loop = EventLoop()
         var events: [WallClockEvent] = []
