@@ -157,3 +157,108 @@ struct SignalWatcherTests {
         withExtendedLifetime(watcher) {}
     }
 }
+
+/// The time-zone watch: only the watched name wakes the loop, however it is replaced.
+struct FileWatcherTests {
+    /// A fresh directory holding `localtime`, a link to `zone-a`, as in `/etc`.
+    final class Directory {
+        let path: String
+        init() {
+            var template = Array("/tmp/chime-watch-XXXXXX".utf8CString)
+            path = String(cString: mkdtemp(&template))
+            write("zone-a", "A")
+            write("zone-b", "B")
+            symlink(path + "/zone-a", path + "/localtime")
+        }
+        func write(_ name: String, _ text: String) {
+            let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        /// Points `localtime` at `target` the way timedatectl does: a new link, renamed over.
+        func relink(to target: String) {
+            unlink(path + "/localtime.new")
+            symlink(path + "/" + target, path + "/localtime.new")
+            rename(path + "/localtime.new", path + "/localtime")
+        }
+        deinit {
+            for name in ["localtime", "localtime.new", "zone-a", "zone-b", "other", "other.new"] { unlink(path + "/" + name) }
+            rmdir(path)
+        }
+    }
+
+    /// Whether the watcher's descriptor has anything to say, without waiting.
+    static func isReadable(_ watcher: FileWatcher) -> Bool {
+        var entry = pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1
+    }
+
+    /// Runs the loop until `condition` holds, for at most about five seconds.
+    static func drive(_ loop: EventLoop, until condition: () -> Bool) throws {
+        for _ in 0..<50 where !condition() { try loop.runOnce(timeoutMilliseconds: 100) }
+    }
+
+    @Test func writesToOtherNamesInTheDirectoryDoNotWakeIt() throws {
+        let directory = Directory()
+        let loop = EventLoop()
+        var changes = 0
+        let watcher = try FileWatcher(loop: loop, path: directory.path + "/localtime") { _ in changes += 1 }
+        directory.write("other", "x")
+        directory.write("other.new", "y")
+        rename(directory.path + "/other.new", directory.path + "/other")
+        chmod(directory.path + "/other", 0o600)
+        #expect(!Self.isReadable(watcher))
+        try loop.runOnce(timeoutMilliseconds: 0)
+        #expect(changes == 0)
+    }
+
+    @Test func aLinkReplacedByRenameIsSeenEveryTime() throws {
+        let directory = Directory()
+        let loop = EventLoop()
+        var changes = 0
+        let watcher = try FileWatcher(loop: loop, path: directory.path + "/localtime") { _ in changes += 1 }
+        directory.relink(to: "zone-b")
+        try Self.drive(loop) { changes >= 1 }
+        #expect(changes >= 1)
+
+        // The watch followed the name to the new link: a second swap is seen too.
+        let before = changes
+        directory.relink(to: "zone-a")
+        try Self.drive(loop) { changes > before }
+        #expect(changes > before)
+        withExtendedLifetime(watcher) {}
+    }
+
+    @Test func aRegularFileRewrittenInPlaceIsSeen() throws {
+        let directory = Directory()
+        unlink(directory.path + "/localtime")
+        directory.write("localtime", "A")
+        let loop = EventLoop()
+        var changes = 0
+        let watcher = try FileWatcher(loop: loop, path: directory.path + "/localtime") { _ in changes += 1 }
+        directory.write("localtime", "B")
+        try Self.drive(loop) { changes >= 1 }
+        #expect(changes >= 1)
+        withExtendedLifetime(watcher) {}
+    }
+
+    @Test func aNameRemovedAndMadeAgainIsSeen() throws {
+        let directory = Directory()
+        let loop = EventLoop()
+        var changes = 0
+        let watcher = try FileWatcher(loop: loop, path: directory.path + "/localtime") { _ in changes += 1 }
+        unlink(directory.path + "/localtime")
+        try Self.drive(loop) { changes >= 1 }
+        #expect(changes >= 1)
+
+        let before = changes
+        symlink(directory.path + "/zone-b", directory.path + "/localtime")
+        try Self.drive(loop) { changes > before }
+        #expect(changes > before)
+
+        // Back on the file: other names are quiet again.
+        try loop.runOnce(timeoutMilliseconds: 0)
+        directory.write("other", "x")
+        #expect(!Self.isReadable(watcher))
+    }
+}
