@@ -1,0 +1,35 @@
+import Foundation
+
+extension TestSession {
+    /// Waits until chimed's log mentions `text`; returns the log. The log is a pipe the
+    /// session reads by itself, so this looks at what it has gathered at a short interval.
+    @discardableResult
+    public func waitForDaemonLog(containing text: String, timeout: TimeInterval = 30) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            let log = daemonLog
+            if log.contains(text) { return log }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestFailure.timeout("a log line with \(text); log: \(daemonLog)")
+    }
+
+    /// `gdbus call` to chimed's Scheduler1 `method` with GVariant-text `arguments`.
+    public func callScheduler(_ method: String, _ arguments: String..., timeout: TimeInterval = 60) throws -> ProcessResult {
+        try run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                 "--method", "io.github.chime.Scheduler1." + method] + arguments, timeout: timeout)
+    }
+
+    /// Pings chimed (starting it when needed); true when it answered.
+    public func pingDaemon(timeout: TimeInterval = 60) throws -> Bool {
+        try run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                 "--method", "org.freedesktop.DBus.Peer.Ping"], timeout: timeout).status == 0
+    }
+
+    /// The config file chimed reads in this session (its directory is made).
+    public var configFile: URL {
+        let directory = directory.appendingPathComponent("config/chime")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("config")
+    }
+}
