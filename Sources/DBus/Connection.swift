@@ -187,6 +187,11 @@ public final class Connection {
 
     /// Calls `handler` for every message matching `rule` until the subscription is
     /// cancelled or dropped. The bus is told at once, without waiting for its answer.
+    ///
+    /// A rule's sender is checked on every message only for the bus itself and for
+    /// unique names (``MatchRule/matches(_:)``): any client can send a signal straight to
+    /// this connection. A handler following another well-known name must compare the
+    /// message's sender with that name's current unique owner itself.
     public func subscribe(_ rule: MatchRule, handler: @escaping (Message) -> Void) -> Subscription {
         nextToken += 1
         subscriptions[nextToken] = (rule, handler)
