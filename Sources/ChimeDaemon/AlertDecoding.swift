@@ -24,9 +24,11 @@ enum AlertDecoding {
                     fields.actions = try actions(from: value)
                 case "hints":
                     guard let hints = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
+                    try AlertFields.checkCount(hints.count, of: key)
                     fields.hints = try hints.map { (name, v) throws(FieldError) in try hint(name: name, value: v.unwrapped) }
                 case "userInfo":
                     guard let info = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
+                    try AlertFields.checkCount(info.count, of: key)
                     for (name, v) in info { fields.userInfo[name] = try userInfoValue(name, v.unwrapped) }
                 case "urgency":
                     if case .byte(let b) = value {
@@ -73,10 +75,13 @@ enum AlertDecoding {
                 if try extra(key, text) { continue }
                 if let name = key.suffix(afterPrefix: "action.") {
                     fields.actions.append(Action(key: name, label: text))
+                    try AlertFields.checkCount(fields.actions.count, of: "actions")
                 } else if let name = key.suffix(afterPrefix: "hint.") {
                     fields.hints.append(try Hint.parse(name: name, typedValue: text))
+                    try AlertFields.checkCount(fields.hints.count, of: "hints")
                 } else if let name = key.suffix(afterPrefix: "userInfo.") {
                     fields.userInfo[name] = .string(text)
+                    try AlertFields.checkCount(fields.userInfo.count, of: "userInfo")
                 } else if key == "urgency" {
                     fields.alert.urgency = try Urgency(name: text)
                 } else if key == "expires" {
@@ -103,6 +108,7 @@ enum AlertDecoding {
 
     private static func actions(from value: Value) throws(FieldError) -> [Action] {
         guard let elements = value.arrayElements else { throw FieldError("actions", "must be an array of (key, label) pairs a(ss).") }
+        try AlertFields.checkCount(elements.count, of: "actions")
         var actions: [Action] = []
         for element in elements {
             guard let pair = element.structureFields, pair.count == 2,
@@ -119,7 +125,11 @@ enum AlertDecoding {
         switch value {
         case .string(let s): hintValue = .string(s)
         case .int32(let i): hintValue = .int32(i)
-        case .double(let d): hintValue = .double(d)
+        case .double(let d):
+            // JSON, and so the store, has no NaN or infinity: such a value would fail the
+            // whole commit that carries it.
+            guard d.isFinite else { throw FieldError("hints.\(name)", "is \(d); a number must be finite.") }
+            hintValue = .double(d)
         case .byte(let b): hintValue = .byte(b)
         case .bool(let b): hintValue = .boolean(b)
         default:
@@ -132,7 +142,9 @@ enum AlertDecoding {
         switch value {
         case .string(let s): return .string(s)
         case .bool(let b): return .boolean(b)
-        case .double(let d): return .double(d)
+        case .double(let d):
+            guard d.isFinite else { throw FieldError("userInfo.\(name)", "is \(d); a number must be finite.") }
+            return .double(d)
         default:
             if let i = value.integerValue { return .integer(i) }
             throw FieldError("userInfo.\(name)", "has type '\(value.signature)'; userInfo values may be strings, integers, doubles or booleans.")
@@ -150,9 +162,23 @@ struct AlertFields {
     var hints: [Hint] = []
     var userInfo: [String: UserInfoValue] = [:]
 
+    /// Refuses more than ``RequestLimits`` allows of `key` (actions, hints or userInfo).
+    static func checkCount(_ count: Int, of key: String) throws(FieldError) {
+        let (limit, noun) = switch key {
+        case "actions": (RequestLimits.actions, "buttons")
+        case "hints": (RequestLimits.hints, "hints")
+        default: (RequestLimits.userInfo, "entries")
+        }
+        guard count <= limit else { throw FieldError(key, "has more than \(limit) \(noun), the most one notification may have.") }
+    }
+
     mutating func set(_ key: String, _ text: String) throws(FieldError) {
         switch key {
-        case "title": alert.title = text
+        case "title":
+            guard text.utf8.count <= RequestLimits.titleBytes else {
+                throw FieldError(key, "is \(text.utf8.count) bytes long; a title may have at most \(RequestLimits.titleBytes).")
+            }
+            alert.title = text
         case "body": alert.body = text
         case "appName": alert.appName = text
         case "desktopEntry": alert.desktopEntry = text.hasSuffix(".desktop") ? String(text.dropLast(8)) : text

@@ -23,6 +23,7 @@ public final class Daemon {
     public init(logger: Logger) throws(DBusError) {
         self.logger = logger
         connection = try Connection.session()
+        connection.readLimits = RequestLimits.bus
         server = NotificationServer(connection: connection, loop: loop, logger: logger)
     }
 

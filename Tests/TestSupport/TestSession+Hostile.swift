@@ -33,3 +33,27 @@ extension TestSession {
         return directory.appendingPathComponent("config")
     }
 }
+
+extension TestSession {
+    /// The unique name that owns `name` now, such as `:1.4`.
+    public func owner(of name: String) throws -> String {
+        let result = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                              "--method", "org.freedesktop.DBus.GetNameOwner", name])
+        guard result.status == 0, let owner = result.stdout.split(separator: "'").dropFirst().first else {
+            throw TestFailure.failed("no owner for \(name): \(result)")
+        }
+        return String(owner)
+    }
+
+    /// The unique name of the connection that process `pid` has on this bus.
+    public func uniqueName(ofProcess pid: pid_t) throws -> String {
+        let names = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                             "--method", "org.freedesktop.DBus.ListNames"]).stdout
+            .split(separator: "'").filter { $0.hasPrefix(":") }.map(String.init)
+        // Some of the names are gone by now (gdbus's own, for one): those are skipped.
+        for name in names where (try? self.pid(of: name))?.contains("uint32 \(pid),") == true {
+            return name
+        }
+        throw TestFailure.failed("process \(pid) has no connection on the bus")
+    }
+}
