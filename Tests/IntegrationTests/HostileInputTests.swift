@@ -174,3 +174,49 @@ struct HostileRequestTests {
         #expect(sent.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: \(sentence)"), "\(sent)")
     }
 }
+
+/// Signals sent straight to a connection reach it whatever its match rules say: any
+/// client can send one, pretending to be the bus or chimed.
+@Suite(.timeLimit(.minutes(5)))
+struct ForgedSignalTests {
+    /// A NameOwnerChanged saying the notification server left, sent by a client straight
+    /// to chimed: taken for the bus's, it stopped all delivery.
+    @Test func aForgedNameOwnerChangedDoesNotStopDelivery() throws {
+        let session = try TestSession()
+        #expect(try session.pingDaemon())
+        let chimed = try session.owner(of: "io.github.chime.Chime")
+        let server = try session.owner(of: "org.freedesktop.Notifications")
+        let forged = try session.run([
+            "dbus-send", "--session", "--type=signal", "--dest=\(chimed)", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameOwnerChanged", "string:org.freedesktop.Notifications", "string:\(server)", "string:",
+        ])
+        #expect(forged.status == 0, "\(forged)")
+        _ = try session.add("After the forgery", "--in", "1s")
+        let calls = try session.waitForNotifyCalls(1, timeout: 30)
+        #expect(calls[0].contains("<'After the forgery'>"), "\(calls)")
+        #expect(!session.daemonLog.contains("The notification server left the bus."))
+    }
+
+    /// An ActionInvoked forged by another client, sent straight to a waiting `chime notify
+    /// --wait`, is not taken for chimed's: the real press that follows is.
+    @Test func aForgedActionInvokedDoesNotEndNotifyWait() throws {
+        let session = try TestSession()
+        let waiting = try session.spawn(["chime", "notify", "--wait", "-p", "-A", "done=Done", "T", "B"])
+        #expect(waiting.stdout.wait(timeout: 60) { $0.contains("\n") })
+        let id = waiting.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        let chime = try session.uniqueName(ofProcess: waiting.process.processIdentifier)
+        for member in ["ActionInvoked", "Closed"] {
+            let arguments = member == "Closed" ? ["uint32:2"] : ["string:forged"]
+            let forged = try session.run([
+                "dbus-send", "--session", "--type=signal", "--dest=\(chime)", "/io/github/chime/Chime",
+                "io.github.chime.Scheduler1.\(member)", "string:\(id)",
+            ] + arguments)
+            #expect(forged.status == 0, "\(forged)")
+        }
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'done'>]")
+        let result = try waiting.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.split(separator: "\n").map(String.init) == [id, "done"], "\(result.stdout)")
+    }
+}
