@@ -69,7 +69,7 @@ struct NotifyRequest: Equatable {
                 subscriptions.append(try client.subscribe("ActionInvoked") { message in
                     guard message.sender == daemon, let args = try? message.arguments(), args.count >= 2,
                           args[0].stringValue == id, let key = args[1].stringValue else { return }
-                    if json { pressed = key } else { print(key) }
+                    if json { pressed = key } else { print(Display.escaped(key)) }
                     outcome = .success
                 })
                 subscriptions.append(try client.subscribe("Closed") { message in
@@ -93,7 +93,7 @@ struct NotifyRequest: Equatable {
             throw client.failure(error, calling: "PresentNowSimple", arguments)
         }
         if json, !wait { printJSON(id: id, action: nil) }
-        if printID, !json, let id { print(id) }
+        if printID, !json, let id { print(Display.escaped(id)) }
         guard wait else { return }
 
         flushStandardOutput()

@@ -220,3 +220,49 @@ struct ForgedSignalTests {
         #expect(result.stdout.split(separator: "\n").map(String.init) == [id, "done"], "\(result.stdout)")
     }
 }
+
+/// A title is anybody's text: human output must not let it drive the terminal.
+@Suite(.timeLimit(.minutes(5)))
+struct TerminalEscapeTests {
+    /// Clears the screen, retitles the window and turns the text red.
+    static let title = "\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}[31mRed"
+    static let shownTitle = "\\x1b[2J\\x1b]0;owned\\x07\\x1b[31mRed"
+
+    @Test func listShowAndLogEscapeControlCharactersAndJSONStaysExact() throws {
+        let session = try TestSession()
+        let id = try session.add(Self.title, "first line\nsecond \u{1B}[0mline", "--in", "1h")
+
+        let list = try session.run(["chime", "list"])
+        #expect(list.status == 0, "\(list)")
+        #expect(!list.stdout.contains("\u{1B}"), "\(list.stdout)")
+        #expect(list.stdout.contains(Self.shownTitle), "\(list.stdout)")
+
+        let show = try session.run(["chime", "show", id])
+        #expect(!show.stdout.contains("\u{1B}"), "\(show.stdout)")
+        #expect(show.stdout.contains("title:" ), "\(show.stdout)")
+        #expect(show.stdout.contains(Self.shownTitle), "\(show.stdout)")
+        // The body keeps its lines, the second under the first.
+        let lines = show.stdout.split(separator: "\n").map(String.init)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("body:") }, "\(show.stdout)")
+        let column = try #require(lines[first].range(of: "first line")).lowerBound.utf16Offset(in: lines[first])
+        #expect(lines[first + 1] == String(repeating: " ", count: column) + "second \\x1b[0mline", "\(show.stdout)")
+
+        let listJSON = try session.run(["chime", "list", "--json"])
+        #expect(listJSON.stdout.contains(#""title":"\u001b[2J\u001b]0;owned\u0007\u001b[31mRed""#), "\(listJSON.stdout)")
+
+        #expect(try session.run(["chime", "cancel", id]).status == 0)
+        let log = try session.run(["chime", "log"])
+        #expect(!log.stdout.contains("\u{1B}"), "\(log.stdout)")
+        #expect(log.stdout.contains(Self.shownTitle), "\(log.stdout)")
+        let logJSON = try session.run(["chime", "log", "--json"])
+        #expect(logJSON.stdout.contains(#""\u001b[2J\u001b]0;owned\u0007\u001b[31mRed""#), "\(logJSON.stdout)")
+    }
+
+    @Test func anErrorQuotingTheCallersTextStaysOneEscapedLine() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "notify", "-u", "normal", "-h", "int:x:\u{1B}[2J\nNext line", "T"])
+        #expect(result.status == 64, "\(result)")
+        #expect(!result.stderr.contains("\u{1B}"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+}
