@@ -24,11 +24,11 @@ enum AlertDecoding {
                     fields.actions = try actions(from: value)
                 case "hints":
                     guard let hints = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
-                    try AlertFields.checkCount(hints.count, of: key)
+                    try RequestLimits.Counted.hints.check(hints.count)
                     fields.hints = try hints.map { (name, v) throws(FieldError) in try hint(name: name, value: v.unwrapped) }
                 case "userInfo":
                     guard let info = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
-                    try AlertFields.checkCount(info.count, of: key)
+                    try RequestLimits.Counted.userInfo.check(info.count)
                     for (name, v) in info { fields.userInfo[name] = try userInfoValue(name, v.unwrapped) }
                 case "urgency":
                     if case .byte(let b) = value {
@@ -75,13 +75,13 @@ enum AlertDecoding {
                 if try extra(key, text) { continue }
                 if let name = key.suffix(afterPrefix: "action.") {
                     fields.actions.append(Action(key: name, label: text))
-                    try AlertFields.checkCount(fields.actions.count, of: "actions")
+                    try RequestLimits.Counted.actions.check(fields.actions.count)
                 } else if let name = key.suffix(afterPrefix: "hint.") {
                     fields.hints.append(try Hint.parse(name: name, typedValue: text))
-                    try AlertFields.checkCount(fields.hints.count, of: "hints")
+                    try RequestLimits.Counted.hints.check(fields.hints.count)
                 } else if let name = key.suffix(afterPrefix: "userInfo.") {
                     fields.userInfo[name] = .string(text)
-                    try AlertFields.checkCount(fields.userInfo.count, of: "userInfo")
+                    try RequestLimits.Counted.userInfo.check(fields.userInfo.count)
                 } else if key == "urgency" {
                     fields.alert.urgency = try Urgency(name: text)
                 } else if key == "expires" {
@@ -108,7 +108,7 @@ enum AlertDecoding {
 
     private static func actions(from value: Value) throws(FieldError) -> [Action] {
         guard let elements = value.arrayElements else { throw FieldError("actions", "must be an array of (key, label) pairs a(ss).") }
-        try AlertFields.checkCount(elements.count, of: "actions")
+        try RequestLimits.Counted.actions.check(elements.count)
         var actions: [Action] = []
         for element in elements {
             guard let pair = element.structureFields, pair.count == 2,
@@ -161,16 +161,6 @@ struct AlertFields {
     var actions: [Action] = []
     var hints: [Hint] = []
     var userInfo: [String: UserInfoValue] = [:]
-
-    /// Refuses more than ``RequestLimits`` allows of `key` (actions, hints or userInfo).
-    static func checkCount(_ count: Int, of key: String) throws(FieldError) {
-        let (limit, noun) = switch key {
-        case "actions": (RequestLimits.actions, "buttons")
-        case "hints": (RequestLimits.hints, "hints")
-        default: (RequestLimits.userInfo, "entries")
-        }
-        guard count <= limit else { throw FieldError(key, "has more than \(limit) \(noun), the most one notification may have.") }
-    }
 
     mutating func set(_ key: String, _ text: String) throws(FieldError) {
         switch key {

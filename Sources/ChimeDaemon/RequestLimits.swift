@@ -1,3 +1,4 @@
+import ChimeCore
 import DBus
 
 /// The most chimed accepts in one request: part of the D-Bus contract (README, "Limits").
@@ -19,6 +20,29 @@ enum RequestLimits {
     static let userInfo = 64
     /// The bytes of a title (a summary line; servers show one or two lines of it).
     static let titleBytes = 1024
+
+    /// A field whose entries are counted.
+    enum Counted: String {
+        case actions, hints, userInfo
+
+        var limit: Int {
+            switch self {
+            case .actions: RequestLimits.actions
+            case .hints: RequestLimits.hints
+            case .userInfo: RequestLimits.userInfo
+            }
+        }
+
+        /// Refuses `count` entries when that is over the limit, naming the field and the limit.
+        func check(_ count: Int) throws(FieldError) {
+            let noun = switch self {
+            case .actions: "buttons"
+            case .hints: "hints"
+            case .userInfo: "entries"
+            }
+            guard count <= limit else { throw FieldError(rawValue, "has more than \(limit) \(noun), the most one notification may have.") }
+        }
+    }
 
     /// What chimed reads of any one message from the bus.
     static let bus = ReadLimits(
