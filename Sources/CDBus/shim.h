@@ -24,3 +24,13 @@ static const int CDBUS_MESSAGE_TYPE_METHOD_CALL = DBUS_MESSAGE_TYPE_METHOD_CALL;
 static const int CDBUS_MESSAGE_TYPE_METHOD_RETURN = DBUS_MESSAGE_TYPE_METHOD_RETURN;
 static const int CDBUS_MESSAGE_TYPE_ERROR = DBUS_MESSAGE_TYPE_ERROR;
 static const int CDBUS_MESSAGE_TYPE_SIGNAL = DBUS_MESSAGE_TYPE_SIGNAL;
+
+// The length in bytes, as on the wire, of the array that `iter` has recursed into, in
+// constant time. libdbus deprecates it for callers that want an element count; a reader
+// that refuses a huge array before walking it wants exactly the bytes.
+static inline int cdbus_message_iter_get_array_byte_length(DBusMessageIter *iter) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    return dbus_message_iter_get_array_len(iter);
+#pragma GCC diagnostic pop
+}

@@ -30,6 +30,10 @@ const uint32_t clinux_IN_CREATE = IN_CREATE;
 const uint32_t clinux_IN_DELETE_SELF = IN_DELETE_SELF;
 const uint32_t clinux_IN_MOVE_SELF = IN_MOVE_SELF;
 const uint32_t clinux_IN_ATTRIB = IN_ATTRIB;
+const uint32_t clinux_IN_DONT_FOLLOW = IN_DONT_FOLLOW;
+const uint32_t clinux_IN_ONLYDIR = IN_ONLYDIR;
+const uint32_t clinux_IN_IGNORED = IN_IGNORED;
+const uint32_t clinux_IN_Q_OVERFLOW = IN_Q_OVERFLOW;
 const int clinux_IN_CLOEXEC = IN_CLOEXEC;
 const int clinux_IN_NONBLOCK = IN_NONBLOCK;
 

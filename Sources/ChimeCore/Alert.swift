@@ -55,6 +55,13 @@ public struct Alert: Equatable, Sendable, Codable {
         }
         for hint in hints {
             if case .custom(let name, _) = hint, name.isEmpty { throw FieldError("hints", "a hint name must not be empty.") }
+            if case .custom(let name, .double(let d)) = hint, !d.isFinite {
+                throw FieldError("hints.\(name)", "is \(d); a number must be finite.")
+            }
+        }
+        // JSON, the store's form of an alert, has no NaN or infinity.
+        for (key, value) in userInfo.sorted(by: { $0.key < $1.key }) {
+            if case .double(let d) = value, !d.isFinite { throw FieldError("userInfo.\(key)", "is \(d); a number must be finite.") }
         }
     }
 }

@@ -24,9 +24,11 @@ enum AlertDecoding {
                     fields.actions = try actions(from: value)
                 case "hints":
                     guard let hints = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
+                    try RequestLimits.Counted.hints.check(hints.count)
                     fields.hints = try hints.map { (name, v) throws(FieldError) in try hint(name: name, value: v.unwrapped) }
                 case "userInfo":
                     guard let info = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
+                    try RequestLimits.Counted.userInfo.check(info.count)
                     for (name, v) in info { fields.userInfo[name] = try userInfoValue(name, v.unwrapped) }
                 case "urgency":
                     if case .byte(let b) = value {
@@ -73,10 +75,13 @@ enum AlertDecoding {
                 if try extra(key, text) { continue }
                 if let name = key.suffix(afterPrefix: "action.") {
                     fields.actions.append(Action(key: name, label: text))
+                    try RequestLimits.Counted.actions.check(fields.actions.count)
                 } else if let name = key.suffix(afterPrefix: "hint.") {
                     fields.hints.append(try Hint.parse(name: name, typedValue: text))
+                    try RequestLimits.Counted.hints.check(fields.hints.count)
                 } else if let name = key.suffix(afterPrefix: "userInfo.") {
                     fields.userInfo[name] = .string(text)
+                    try RequestLimits.Counted.userInfo.check(fields.userInfo.count)
                 } else if key == "urgency" {
                     fields.alert.urgency = try Urgency(name: text)
                 } else if key == "expires" {
@@ -103,6 +108,7 @@ enum AlertDecoding {
 
     private static func actions(from value: Value) throws(FieldError) -> [Action] {
         guard let elements = value.arrayElements else { throw FieldError("actions", "must be an array of (key, label) pairs a(ss).") }
+        try RequestLimits.Counted.actions.check(elements.count)
         var actions: [Action] = []
         for element in elements {
             guard let pair = element.structureFields, pair.count == 2,
@@ -119,7 +125,11 @@ enum AlertDecoding {
         switch value {
         case .string(let s): hintValue = .string(s)
         case .int32(let i): hintValue = .int32(i)
-        case .double(let d): hintValue = .double(d)
+        case .double(let d):
+            // JSON, and so the store, has no NaN or infinity: such a value would fail the
+            // whole commit that carries it.
+            guard d.isFinite else { throw FieldError("hints.\(name)", "is \(d); a number must be finite.") }
+            hintValue = .double(d)
         case .byte(let b): hintValue = .byte(b)
         case .bool(let b): hintValue = .boolean(b)
         default:
@@ -132,7 +142,9 @@ enum AlertDecoding {
         switch value {
         case .string(let s): return .string(s)
         case .bool(let b): return .boolean(b)
-        case .double(let d): return .double(d)
+        case .double(let d):
+            guard d.isFinite else { throw FieldError("userInfo.\(name)", "is \(d); a number must be finite.") }
+            return .double(d)
         default:
             if let i = value.integerValue { return .integer(i) }
             throw FieldError("userInfo.\(name)", "has type '\(value.signature)'; userInfo values may be strings, integers, doubles or booleans.")
@@ -152,7 +164,11 @@ struct AlertFields {
 
     mutating func set(_ key: String, _ text: String) throws(FieldError) {
         switch key {
-        case "title": alert.title = text
+        case "title":
+            guard text.utf8.count <= RequestLimits.titleBytes else {
+                throw FieldError(key, "is \(text.utf8.count) bytes long; a title may have at most \(RequestLimits.titleBytes).")
+            }
+            alert.title = text
         case "body": alert.body = text
         case "appName": alert.appName = text
         case "desktopEntry": alert.desktopEntry = text.hasSuffix(".desktop") ? String(text.dropLast(8)) : text

@@ -6,7 +6,9 @@ import GRDB
 /// written in one transaction before the loop sleeps again, and only then answered.
 ///
 /// A pipelining client gets one fsync per batch instead of one per call, and every
-/// caller still hears back only after its change is on disk.
+/// caller still hears back only after its change is on disk. Changes in a batch come
+/// from different callers, so each runs in a savepoint of its own: one that throws is
+/// rolled back alone and reported to its own caller, and the others commit regardless.
 final class CommitQueue {
     private let store: Store
     private var staged: [(change: (Database) throws -> Void, done: (Result<Void, StoreError>) -> Void)] = []
@@ -18,7 +20,8 @@ final class CommitQueue {
         hook = loop.prepare { [unowned self] in self.commit() }
     }
 
-    /// Stages `change`; `done` runs after the transaction that carries it.
+    /// Stages `change`; `done` runs after the transaction that carries it, with the
+    /// change's own error if it threw, or the transaction's if that failed.
     func stage(_ change: @escaping (Database) throws -> Void, done: @escaping (Result<Void, StoreError>) -> Void) {
         staged.append((change, done))
     }
@@ -28,15 +31,29 @@ final class CommitQueue {
         guard !staged.isEmpty else { return }
         let batch = staged
         staged.removeAll()
+        // A change's own failure, by its place in the batch.
+        var failures: [Int: StoreError] = [:]
         let result: Result<Void, StoreError>
         do {
             try store.write { db in
-                for item in batch { try item.change(db) }
+                for (index, item) in batch.enumerated() {
+                    do {
+                        try db.inSavepoint {
+                            try item.change(db)
+                            return .commit
+                        }
+                    } catch {
+                        failures[index] = .failed("\(error)")
+                        // Some SQLite errors (a full disk, I/O) end the whole transaction:
+                        // then nothing of the batch is written, and everyone hears so.
+                        if !db.isInsideTransaction { throw error }
+                    }
+                }
             }
             result = .success(())
         } catch {
             result = .failure(error)
         }
-        for item in batch { item.done(result) }
+        for (index, item) in batch.enumerated() { item.done(failures[index].map { .failure($0) } ?? result) }
     }
 }

@@ -67,18 +67,19 @@ struct Config: Equatable, Sendable {
         return URL(fileURLWithPath: home).appendingPathComponent(".config/chime/config")
     }
 
+    /// The largest config read: a config with dozens of categories is a few KiB.
+    static let sizeLimit = 256 * 1024
+
     /// Reads the config at `url`. A missing file is no error: it means the built-in
-    /// categories only. On any error nothing of the file is used.
+    /// categories only. On any error nothing of the file is used. Only a regular file
+    /// of at most ``sizeLimit`` bytes is read (a FIFO would block the daemon's loop).
     static func load(from url: URL) -> Result<Config, ConfigError> {
         let path = url.path
         let bytes: [UInt8]
-        do {
-            bytes = Array(try Data(contentsOf: url))
-        } catch CocoaError.fileReadNoSuchFile {
-            return .success(Config())
-        } catch {
-            let reason = (error as? CocoaError)?.underlying.map { "\($0.localizedDescription)" } ?? "\(error.localizedDescription)"
-            return .failure(ConfigError(path: path, line: nil, message: "The config cannot be read: \(reason)"))
+        switch BoundedFile.read(path, limit: sizeLimit) {
+        case .success(let read): bytes = read
+        case .failure(.missing): return .success(Config())
+        case .failure(let refusal): return .failure(ConfigError(path: path, line: nil, message: "The config \(refusal)."))
         }
         // GLib parses the very bytes whose lines are counted here, so a line number
         // always points into the text that was read.

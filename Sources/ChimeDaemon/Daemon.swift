@@ -24,6 +24,7 @@ public final class Daemon {
     public init(logger: Logger) throws(DBusError) {
         self.logger = logger
         connection = try Connection.session()
+        connection.readLimits = RequestLimits.bus
         client = NotificationClient(connection: connection, loop: loop, logger: logger)
     }
 

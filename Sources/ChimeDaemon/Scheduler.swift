@@ -59,7 +59,7 @@ final class Scheduler {
             self.fireDue()
         }
         do {
-            zoneWatcher = try FileWatcher(loop: loop, directory: "/etc", names: ["localtime", "timezone"]) { [unowned self] _ in
+            zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { [unowned self] _ in
                 self.systemZoneChanged()
             }
         } catch {

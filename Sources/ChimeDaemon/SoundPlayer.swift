@@ -1,5 +1,6 @@
 import CDesktopLibs
 import ChimeCore
+import Glibc
 import Logging
 
 /// Plays a notification's sound when the server cannot (no `sound` capability: dunst,
@@ -14,6 +15,12 @@ final class SoundPlayer {
     private let logger: Logger
     /// How many sounds were handed to libcanberra, for tests and logs.
     private(set) var played = 0
+    /// The sound file handed over last, kept open until the next one (see ``play(_:for:)``).
+    private var lastFile: Int32 = -1
+
+    /// The largest sound file played: a notification sound is seconds long, a few
+    /// hundred KiB as Ogg, under 2 MiB as WAV.
+    static let fileSizeLimit = 16 * 1024 * 1024
 
     init(logger: Logger) {
         self.logger = logger
@@ -21,6 +28,7 @@ final class SoundPlayer {
 
     deinit {
         chime_sound_close(context)
+        if lastFile >= 0 { close(lastFile) }
     }
 
     /// Whether libcanberra can be set up: without it, local sounds stay silent.
@@ -45,12 +53,33 @@ final class SoundPlayer {
         case .serverDefault, .none: return
         case .themed, .file: break
         }
-        guard let context = open() else { return }
+        var file: Int32 = -1
+        if case .file(let path) = sound {
+            switch BoundedFile.open(path, limit: Self.fileSizeLimit) {
+            case .success(let fd): file = fd
+            case .failure(let refusal):
+                logger.warning("The sound file \(path) of \(id) \(refusal); no sound.")
+                return
+            }
+        }
+        guard let context = open() else {
+            if file >= 0 { close(file) }
+            return
+        }
         let property: (key: String, value: String)
         switch sound {
         case .serverDefault, .none: return
         case .themed(let name): property = ("event.id", name)
-        case .file(let path): property = ("media.filename", path)
+        // libcanberra opens the file itself, on this thread and so on the loop: given the
+        // name, it would open whatever has the name by then, a FIFO as well. Given the
+        // descriptor checked above (through /proc), it opens that very file. The
+        // descriptor stays open until the next sound, for a backend that opens it later
+        // from its own thread (GStreamer).
+        case .file: property = ("media.filename", "/proc/self/fd/\(file)")
+        }
+        if file >= 0 {
+            if lastFile >= 0 { close(lastFile) }
+            lastFile = file
         }
         let status = chime_sound_play(context, property.key, property.value, "Chime notification \(id)")
         if status == 0 {

@@ -19,6 +19,11 @@ public final class Connection {
     /// Called once when the bus goes away (the daemon should then exit, or reconnect).
     public var onDisconnect: (() -> Void)?
 
+    /// What this connection reads of any one message it receives (calls, replies and
+    /// signals): a service sets it from the largest request it accepts, so a peer's
+    /// oversized message is refused while it is read. Unlimited by default.
+    public var readLimits: ReadLimits = .unlimited
+
     private init(raw: OpaquePointer) {
         self.raw = raw
         // libdbus's default for bus connections is to _exit() when the bus goes away;
@@ -126,7 +131,9 @@ public final class Connection {
             dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, error)
         }
         guard let reply else { throw error ?? .failed("The call failed without an error.") }
-        return Message(owning: reply)
+        let message = Message(owning: reply)
+        message.readLimits = readLimits
+        return message
     }
 
     /// Calls a method and returns at once; `reply` runs from the loop when the answer
@@ -140,7 +147,7 @@ public final class Connection {
             reply(.failure(.disconnected("Not connected to the bus.")))
             return
         }
-        let box = Unmanaged.passRetained(ReplyBox(reply)).toOpaque()
+        let box = Unmanaged.passRetained(ReplyBox(reply, readLimits: readLimits)).toOpaque()
         dbus_pending_call_set_notify(pending, pendingCallCompleted, box, releaseReplyBox)
     }
 
@@ -180,6 +187,11 @@ public final class Connection {
 
     /// Calls `handler` for every message matching `rule` until the subscription is
     /// cancelled or dropped. The bus is told at once, without waiting for its answer.
+    ///
+    /// A rule's sender is checked on every message only for the bus itself and for
+    /// unique names (``MatchRule/matches(_:)``): any client can send a signal straight to
+    /// this connection. A handler following another well-known name must compare the
+    /// message's sender with that name's current unique owner itself.
     public func subscribe(_ rule: MatchRule, handler: @escaping (Message) -> Void) -> Subscription {
         nextToken += 1
         subscriptions[nextToken] = (rule, handler)
@@ -313,12 +325,17 @@ private let filterMessage: DBusHandleMessageFunction = { _, rawMessage, data in
     guard let rawMessage, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
     let connection = Unmanaged<Connection>.fromOpaque(data).takeUnretainedValue()
     let message = Message(owning: dbus_message_ref(rawMessage))
+    message.readLimits = connection.readLimits
     return connection.handle(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }
 
 private final class ReplyBox {
     let handler: (Result<Message, DBusError>) -> Void
-    init(_ handler: @escaping (Result<Message, DBusError>) -> Void) { self.handler = handler }
+    let readLimits: ReadLimits
+    init(_ handler: @escaping (Result<Message, DBusError>) -> Void, readLimits: ReadLimits) {
+        self.handler = handler
+        self.readLimits = readLimits
+    }
 }
 
 private let pendingCallCompleted: DBusPendingCallNotifyFunction = { pending, data in
@@ -327,6 +344,7 @@ private let pendingCallCompleted: DBusPendingCallNotifyFunction = { pending, dat
     let result: Result<Message, DBusError>
     if let raw = dbus_pending_call_steal_reply(pending) {
         let reply = Message(owning: raw)
+        reply.readLimits = box.readLimits
         result = reply.kind == .error ? .failure(reply.error ?? .failed("Error reply.")) : .success(reply)
     } else {
         result = .failure(DBusError(name: DBusError.noReplyName, message: "No reply arrived."))

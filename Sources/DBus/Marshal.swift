@@ -1,4 +1,5 @@
 import CDBus
+import Glibc
 
 /// Moves ``Value``s in and out of libdbus message iterators.
 enum Marshal {
@@ -67,44 +68,55 @@ enum Marshal {
     // MARK: - Reading
 
     /// Reads every remaining value at this level.
-    static func readAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [Value] {
+    static func readAll(_ iter: inout DBusMessageIter, budget: inout ReadBudget) throws(DBusError) -> [Value] {
         var values: [Value] = []
         while dbus_message_iter_get_arg_type(&iter) != CDBUS_TYPE_INVALID {
-            values.append(try read(&iter))
+            values.append(try read(&iter, budget: &budget))
             dbus_message_iter_next(&iter)
         }
         return values
     }
 
-    /// Reads the value at the iterator's position.
-    static func read(_ iter: inout DBusMessageIter) throws(DBusError) -> Value {
+    /// Reads the value at the iterator's position, spending `budget` as it goes: the
+    /// first limit crossed ends the reading before anything more is built.
+    static func read(_ iter: inout DBusMessageIter, budget: inout ReadBudget) throws(DBusError) -> Value {
+        try budget.spendValue()
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
-        case CDBUS_TYPE_BYTE: return .byte(basic(&iter, UInt8(0)))
-        case CDBUS_TYPE_BOOLEAN: return .bool(basic(&iter, dbus_bool_t(0)) != 0)
-        case CDBUS_TYPE_INT16: return .int16(basic(&iter, Int16(0)))
-        case CDBUS_TYPE_UINT16: return .uint16(basic(&iter, UInt16(0)))
-        case CDBUS_TYPE_INT32: return .int32(basic(&iter, Int32(0)))
-        case CDBUS_TYPE_UINT32: return .uint32(basic(&iter, UInt32(0)))
-        case CDBUS_TYPE_INT64: return .int64(basic(&iter, Int64(0)))
-        case CDBUS_TYPE_UINT64: return .uint64(basic(&iter, UInt64(0)))
-        case CDBUS_TYPE_DOUBLE: return .double(basic(&iter, Double(0)))
-        case CDBUS_TYPE_STRING: return .string(readString(&iter))
+        case CDBUS_TYPE_BYTE: return .byte(try basic(&iter, UInt8(0), &budget))
+        case CDBUS_TYPE_BOOLEAN: return .bool(try basic(&iter, dbus_bool_t(0), &budget) != 0)
+        case CDBUS_TYPE_INT16: return .int16(try basic(&iter, Int16(0), &budget))
+        case CDBUS_TYPE_UINT16: return .uint16(try basic(&iter, UInt16(0), &budget))
+        case CDBUS_TYPE_INT32: return .int32(try basic(&iter, Int32(0), &budget))
+        case CDBUS_TYPE_UINT32: return .uint32(try basic(&iter, UInt32(0), &budget))
+        case CDBUS_TYPE_INT64: return .int64(try basic(&iter, Int64(0), &budget))
+        case CDBUS_TYPE_UINT64: return .uint64(try basic(&iter, UInt64(0), &budget))
+        case CDBUS_TYPE_DOUBLE: return .double(try basic(&iter, Double(0), &budget))
+        case CDBUS_TYPE_STRING: return .string(try readString(&iter, &budget))
         // libdbus validated these on receipt, so the unchecked forms are safe here.
-        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(ObjectPath(validated: readString(&iter)))
-        case CDBUS_TYPE_SIGNATURE: return .signature(Signature(unchecked: readString(&iter)))
+        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(ObjectPath(validated: try readString(&iter, &budget)))
+        case CDBUS_TYPE_SIGNATURE: return .signature(Signature(unchecked: try readString(&iter, &budget)))
         case CDBUS_TYPE_VARIANT:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .variant(try read(&sub))
+            try budget.enter()
+            defer { budget.leave() }
+            return .variant(try read(&sub, budget: &budget))
         case CDBUS_TYPE_STRUCT:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .structure(try readAll(&sub))
+            try budget.enter()
+            defer { budget.leave() }
+            return .structure(try readAll(&sub, budget: &budget))
         case CDBUS_TYPE_ARRAY:
             let full = currentSignature(&iter)
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
+            // The array's length on the wire is known before a single element is read:
+            // one too large for what is left is refused without walking it.
+            try budget.check(bytes: Int(cdbus_message_iter_get_array_byte_length(&sub)))
+            try budget.enter()
+            defer { budget.leave() }
             if dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY {
                 // "a{KV}": the key is one basic type code, the value the rest.
                 let inner = full.dropFirst(2).dropLast()
@@ -112,16 +124,19 @@ enum Marshal {
                 let value = Signature(unchecked: String(inner.dropFirst()))
                 var entries: [DictionaryEntry] = []
                 while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
+                    try budget.spendValue()
+                    try budget.enter()
                     var pair = DBusMessageIter()
                     dbus_message_iter_recurse(&sub, &pair)
-                    let k = try read(&pair)
+                    let k = try read(&pair, budget: &budget)
                     guard dbus_message_iter_next(&pair) != 0 else { throw .invalidArgs("A dictionary entry has no value.") }
-                    entries.append(DictionaryEntry(key: k, value: try read(&pair)))
+                    entries.append(DictionaryEntry(key: k, value: try read(&pair, budget: &budget)))
+                    budget.leave()
                     dbus_message_iter_next(&sub)
                 }
                 return .dictionary(key: key, value: value, entries)
             }
-            return .array(element: Signature(unchecked: String(full.dropFirst())), try readAll(&sub))
+            return .array(element: Signature(unchecked: String(full.dropFirst())), try readAll(&sub, budget: &budget))
         case CDBUS_TYPE_UNIX_FD:
             throw .invalidArgs("File descriptors are not accepted here.")
         default:
@@ -129,16 +144,23 @@ enum Marshal {
         }
     }
 
-    private static func basic<T: BitwiseCopyable>(_ iter: inout DBusMessageIter, _ initial: T) -> T {
+    private static func basic<T: BitwiseCopyable>(
+        _ iter: inout DBusMessageIter, _ initial: T, _ budget: inout ReadBudget
+    ) throws(DBusError) -> T {
+        try budget.spend(bytes: MemoryLayout<T>.size)
         var value = initial
         dbus_message_iter_get_basic(&iter, &value)
         return value
     }
 
-    private static func readString(_ iter: inout DBusMessageIter) -> String {
+    private static func readString(_ iter: inout DBusMessageIter, _ budget: inout ReadBudget) throws(DBusError) -> String {
         var pointer: UnsafePointer<CChar>?
         dbus_message_iter_get_basic(&iter, &pointer)
-        return pointer.map { String(cString: $0) } ?? ""
+        guard let pointer else { return "" }
+        // The length is measured in libdbus's buffer before a Swift string is made of it.
+        let length = strlen(pointer)
+        try budget.spend(string: length)
+        return String(cString: pointer)
     }
 
     private static func currentSignature(_ iter: inout DBusMessageIter) -> String {

@@ -4,7 +4,8 @@ import CDBus
 ///
 /// Owns one reference to the libdbus message. Arguments are read into ``Value``s in
 /// one pass, so any type a peer sends is read without a crash; what a handler expects
-/// is checked against those values afterwards.
+/// is checked against those values afterwards. A received message is read within its
+/// connection's ``ReadLimits``.
 public final class Message {
     /// The kind of message.
     public enum Kind: Sendable, Equatable {
@@ -12,6 +13,8 @@ public final class Message {
     }
 
     let raw: OpaquePointer
+    /// What reading the body may cost: the receiving connection's ``Connection/readLimits``.
+    public internal(set) var readLimits: ReadLimits = .unlimited
 
     /// Takes over one reference to `raw`.
     init(owning raw: OpaquePointer) {
@@ -120,11 +123,20 @@ public final class Message {
         }
     }
 
-    /// Every argument in the body.
+    /// Every argument in the body, read within ``readLimits``.
     public func arguments() throws(DBusError) -> [Value] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
-        return try Marshal.readAll(&iter)
+        var budget = ReadBudget(readLimits)
+        return try Marshal.readAll(&iter, budget: &budget)
+    }
+
+    /// The first argument alone (nil for an empty body), read within ``readLimits``.
+    public func firstArgument() throws(DBusError) -> Value? {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &iter) != 0 else { return nil }
+        var budget = ReadBudget(readLimits)
+        return try Marshal.read(&iter, budget: &budget)
     }
 
     /// The serialized bytes (no bus needed), for tests and size measurement.

@@ -31,16 +31,36 @@ public final class WallClockTimer {
         source = loop.watch(fd: fd, events: .readable) { [unowned self] _ in self.readExpiry() }
     }
 
-    /// Arms the timer for `instant` (real-time clock); an instant in the past fires at once.
+    /// Arms the timer for `instant` (real-time clock), any instant at all: one in the
+    /// past, at or before the epoch included, fires at once.
     public func arm(at instant: timespec) throws(LoopError) {
-        // A zero it_value disarms a timerfd, so the epoch itself becomes one nanosecond past it.
-        var value = instant
-        if value.tv_sec <= 0 && value.tv_nsec <= 0 { value = timespec(tv_sec: 0, tv_nsec: 1) }
+        let value = Self.kernelDeadline(for: instant)
         let flags = clinux_TFD_TIMER_ABSTIME | clinux_TFD_TIMER_CANCEL_ON_SET
         guard clinux_timerfd_settime(fd, flags, value) == 0 else {
             throw .system(call: "timerfd_settime", errno: errno)
         }
         deadline = value
+    }
+
+    /// `instant` in the only form `timerfd_settime` accepts: `tv_nsec` within 0..<10⁹ and
+    /// `tv_sec` not negative.
+    ///
+    /// Anything else is EINVAL, and `1969-12-31T23:59:59.5Z` arrives as (-1, 500,000,000).
+    /// Every instant at or before the epoch is long past, so it becomes one nanosecond
+    /// after it: a zero it_value would disarm the timer instead of firing it.
+    static func kernelDeadline(for instant: timespec) -> timespec {
+        let billion = 1_000_000_000
+        var seconds = instant.tv_sec
+        let carry = instant.tv_nsec / billion
+        var nanoseconds = instant.tv_nsec % billion
+        if nanoseconds < 0 {
+            nanoseconds += billion
+            seconds = seconds.subtractingReportingOverflow(1).overflow ? Int.min : seconds - 1
+        }
+        let (sum, overflow) = seconds.addingReportingOverflow(carry)
+        seconds = overflow ? (carry > 0 ? Int.max : Int.min) : sum
+        guard seconds > 0 || (seconds == 0 && nanoseconds > 0) else { return timespec(tv_sec: 0, tv_nsec: 1) }
+        return timespec(tv_sec: seconds, tv_nsec: nanoseconds)
     }
 
     /// Disarms the timer: no wake-ups at all until it is armed again.

@@ -288,7 +288,7 @@ struct Diagnosis {
     // MARK: - What Chime does without a capability
 
     /// What Chime does for each capability it uses that `capabilities` lacks; this
-    /// must say what chimed really does (NotificationServer.swift, SoundPlayer.swift).
+    /// must say what chimed really does (NotifyRequest.swift, Presenter.swift, SoundPlayer.swift).
     static func fallbacks(for capabilities: Set<String>, localSound: Bool?) -> [(capability: String, instead: String)] {
         let sound = localSound == false
             ? "sounds stay silent: the server plays none, and chimed could not set up libcanberra to play them itself"

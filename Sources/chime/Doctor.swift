@@ -52,8 +52,9 @@ extension Diagnosis {
         // One width for all sections, so the values line up down the whole report.
         let width = (tables.flatMap { $0.1.map(\.0.count) }.max() ?? 0) + 2
         var sections = tables.map { Self.section($0.0, $0.1, width: width) }
-        if !warnings.isEmpty { sections.append("Warnings\n" + warnings.map { "  - " + $0 }.joined(separator: "\n")) }
-        if !problems.isEmpty { sections.append("Problems\n" + problems.map { "  - " + $0 }.joined(separator: "\n")) }
+        // Server names, versions and process names come from other programs: escaped.
+        if !warnings.isEmpty { sections.append("Warnings\n" + warnings.map { "  - " + Display.escaped($0) }.joined(separator: "\n")) }
+        if !problems.isEmpty { sections.append("Problems\n" + problems.map { "  - " + Display.escaped($0) }.joined(separator: "\n")) }
         sections.append(verdict)
         return sections.joined(separator: "\n\n")
     }
@@ -70,7 +71,7 @@ extension Diagnosis {
 
     private static func section(_ title: String, _ rows: [(String, String)], width: Int) -> String {
         ([title] + rows.map { label, value in
-            "  " + label + ":" + String(repeating: " ", count: width - label.count - 1) + value
+            "  " + label + ":" + String(repeating: " ", count: width - label.count - 1) + Display.escaped(value)
         }).joined(separator: "\n")
     }
 

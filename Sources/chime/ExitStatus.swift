@@ -13,8 +13,10 @@ enum ExitStatus {
 }
 
 /// Writes one line to standard error (Glibc's `stderr` is shared mutable state to Swift 6).
+/// An error may quote what chimed or the bus was given: its control characters are
+/// escaped, so it stays one line and cannot drive the terminal.
 func writeError(_ line: String) {
-    var text = "chime: " + line + "\n"
+    var text = "chime: " + Display.escaped(line) + "\n"
     text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }
 

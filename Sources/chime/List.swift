@@ -148,9 +148,9 @@ enum Display {
         return count == 1 ? "every \(unit)" : "every \(count) \(unit)s"
     }
 
-    /// Left-aligned columns, two spaces apart.
+    /// Left-aligned columns, two spaces apart; control characters in cells escaped.
     static func table(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = [header] + rows.map { $0.map { escaped($0) } }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { index, cell in

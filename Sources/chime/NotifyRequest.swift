@@ -58,19 +58,22 @@ struct NotifyRequest: Equatable {
 
         var outcome: ExitCode?
         var id: String?
+        // The unique name of the chimed that answered: any client can send a signal
+        // straight to us, and only that chimed's ActionInvoked and Closed count.
+        var daemon: String?
         var pressed: String?
         var subscriptions: [Subscription] = []
         if wait {
             // Subscribe before the call, so a press that comes at once is not missed.
             do {
                 subscriptions.append(try client.subscribe("ActionInvoked") { message in
-                    guard let args = try? message.arguments(), args.count >= 2, args[0].stringValue == id,
-                          let key = args[1].stringValue else { return }
-                    if json { pressed = key } else { print(key) }
+                    guard message.sender == daemon, let args = try? message.arguments(), args.count >= 2,
+                          args[0].stringValue == id, let key = args[1].stringValue else { return }
+                    if json { pressed = key } else { print(Display.escaped(key)) }
                     outcome = .success
                 })
                 subscriptions.append(try client.subscribe("Closed") { message in
-                    guard let args = try? message.arguments(), args.first?.stringValue == id else { return }
+                    guard message.sender == daemon, let args = try? message.arguments(), args.first?.stringValue == id else { return }
                     outcome = .success
                 })
                 subscriptions.append(try client.whenDaemonExits {
@@ -83,13 +86,14 @@ struct NotifyRequest: Equatable {
 
         let arguments: [Value] = [.string(title), .string(body), .stringDictionary(options)]
         do {
-            let reply = try client.call("PresentNowSimple", arguments)
-            id = reply.first?.stringValue
+            let reply = try client.callForReply("PresentNowSimple", arguments)
+            id = try reply.arguments().first?.stringValue
+            daemon = reply.sender
         } catch {
             throw client.failure(error, calling: "PresentNowSimple", arguments)
         }
         if json, !wait { printJSON(id: id, action: nil) }
-        if printID, !json, let id { print(id) }
+        if printID, !json, let id { print(Display.escaped(id)) }
         guard wait else { return }
 
         flushStandardOutput()

@@ -36,14 +36,21 @@ struct SchedulerClient {
 
     /// Calls `member` on chimed (starting it through activation if needed).
     func call(_ member: String, _ arguments: [Value]) throws(DBusError) -> [Value] {
+        try callForReply(member, arguments).arguments()
+    }
+
+    /// Calls `member` on chimed; the whole reply, whose sender is that chimed's unique name.
+    func callForReply(_ member: String, _ arguments: [Value]) throws(DBusError) -> Message {
         let message = try Message.methodCall(
             destination: Self.busName, path: Self.path, interface: Self.interface,
             member: try MemberName(member), arguments: arguments
         )
-        return try connection.call(message).arguments()
+        return try connection.call(message)
     }
 
-    /// Subscribes to one of chimed's signals.
+    /// Subscribes to one of chimed's signals. The bus sends only the current owner's,
+    /// but a signal sent straight to us bypasses the rule: a handler compares the
+    /// sender with the unique name of the chimed it talks to.
     func subscribe(_ member: String, handler: @escaping (Message) -> Void) throws(DBusError) -> Subscription {
         connection.subscribe(
             MatchRule(sender: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName(member)),
@@ -51,7 +58,8 @@ struct SchedulerClient {
         )
     }
 
-    /// Calls `handler` when chimed's name loses its owner (the daemon stopped).
+    /// Calls `handler` when chimed's name loses its owner (the daemon stopped). The rule
+    /// names the bus as sender, which no other client can forge.
     func whenDaemonExits(_ handler: @escaping () -> Void) throws(DBusError) -> Subscription {
         connection.subscribe(
             MatchRule(

@@ -34,11 +34,17 @@ struct Show: ParsableCommand {
         let reply = try client.callOrFail("Get", [.string(id)])
         // nextFire already says it as a local time.
         let entries = (reply.first?.stringKeyedEntries ?? []).filter { $0.key != "nextFireLocal" }
-        let width = entries.map(\.key.count).max() ?? 0
-        for (key, value) in entries {
+        let labels = entries.map { Display.escaped($0.key) }
+        let width = labels.map(\.count).max() ?? 0
+        // A multi-line value (a body) goes on under its first line, in the value column;
+        // other control characters are escaped, so a title cannot drive the terminal.
+        let continuation = "\n" + String(repeating: " ", count: width + 2)
+        for ((key, value), label) in zip(entries, labels) {
             let text = Self.timeKeys.contains(key) ? Display.localTime(value.unwrapped.integerValue) : Display.text(value)
+            let shown = Display.escaped(text, keepingNewlines: true).split(separator: "\n", omittingEmptySubsequences: false)
+                .joined(separator: continuation)
             // An empty value (no userInfo, say) leaves no trailing blank.
-            print(text.isEmpty ? key + ":" : key + ":" + String(repeating: " ", count: width - key.count + 1) + text)
+            print(shown.isEmpty ? label + ":" : label + ":" + String(repeating: " ", count: width - label.count + 1) + shown)
         }
     }
 }

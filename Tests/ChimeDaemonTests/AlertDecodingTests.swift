@@ -47,6 +47,86 @@ struct AlertDecodingTests {
     }
 }
 
+/// What one request may carry, and numbers JSON (the store) cannot hold.
+struct AlertDecodingLimitTests {
+    func typedError(_ entries: [(String, Value)]) -> DBusError? {
+        #expect(throws: DBusError.self) {
+            _ = try AlertDecoding.decode(typed: [("title", .variant(.string("T")))] + entries.map { ($0.0, .variant($0.1)) })
+        }
+    }
+
+    func stringError(_ options: [(String, String)], title: String = "T") -> DBusError? {
+        #expect(throws: DBusError.self) { _ = try AlertDecoding.decode(title: title, body: "", options: options) }
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func nonFiniteNumbersAreInvalidArgsNamingTheKey(number: Double) {
+        let hint = typedError([("hints", .variantDictionary([("x-level", .double(number))]))])
+        #expect(hint?.name == DBusError.invalidArgsName)
+        #expect(hint?.message == "hints.x-level: is \(number); a number must be finite.")
+        let info = typedError([("userInfo", .variantDictionary([("ratio", .double(number))]))])
+        #expect(info?.name == DBusError.invalidArgsName)
+        #expect(info?.message == "userInfo.ratio: is \(number); a number must be finite.")
+        // The string form: a hint typed double.
+        let text = stringError([("hint.x-level", "double:\(number)")])
+        #expect(text?.message.hasPrefix("hint.x-level:") == true, "\(text?.message ?? "")")
+    }
+
+    @Test func nonFiniteNumbersInScheduleFieldsAreRefused() {
+        for number in [Double.nan, .infinity] {
+            var fields = ScheduleFields()
+            #expect(throws: FieldError.self) { _ = try fields.set("lateLimit", typed: .double(number)) }
+            #expect(throws: FieldError.self) { _ = try fields.set("every", typed: .double(number)) }
+        }
+    }
+
+    @Test func theAlertItselfRefusesNonFiniteNumbers() {
+        var alert = Alert(title: "T")
+        alert.userInfo["x"] = .double(.nan)
+        #expect(throws: FieldError("userInfo.x", "is nan; a number must be finite.")) { try alert.validate() }
+        alert.userInfo = [:]
+        alert.hints = [.custom(name: "y", .double(.infinity))]
+        #expect(throws: FieldError("hints.y", "is inf; a number must be finite.")) { try alert.validate() }
+    }
+
+    @Test func atTheLimitsIsAccepted() throws {
+        let alert = try AlertDecoding.decode(typed: [
+            ("title", .variant(.string(String(repeating: "t", count: RequestLimits.titleBytes)))),
+            ("actions", .variant(.array(element: "(ss)", (0..<RequestLimits.actions).map {
+                .structure([.string("k\($0)"), .string("Button \($0)")])
+            }))),
+            ("hints", .variant(.variantDictionary((0..<RequestLimits.hints).map { ("x-\($0)", .int32(Int32($0))) }))),
+            ("userInfo", .variant(.variantDictionary((0..<RequestLimits.userInfo).map { ("k\($0)", .string("v")) }))),
+        ])
+        #expect(alert.actions.count == RequestLimits.actions)
+        #expect(alert.hints.count == RequestLimits.hints)
+        #expect(alert.userInfo.count == RequestLimits.userInfo)
+    }
+
+    @Test func overTheLimitsIsInvalidArgsNamingTheLimit() {
+        let actions = typedError([("actions", .array(element: "(ss)", (0...RequestLimits.actions).map {
+            .structure([.string("k\($0)"), .string("B")])
+        }))])
+        #expect(actions?.message == "actions: has more than 10 buttons, the most one notification may have.")
+        let hints = typedError([("hints", .variantDictionary((0...RequestLimits.hints).map { ("x-\($0)", .int32(1)) }))])
+        #expect(hints?.message == "hints: has more than 32 hints, the most one notification may have.")
+        let info = typedError([("userInfo", .variantDictionary((0...RequestLimits.userInfo).map { ("k\($0)", .int32(1)) }))])
+        #expect(info?.message == "userInfo: has more than 64 entries, the most one notification may have.")
+        let title = typedError([("title", .string(String(repeating: "t", count: 1025)))])
+        #expect(title?.message == "title: is 1025 bytes long; a title may have at most 1024.")
+
+        // The string form counts the same way.
+        #expect(stringError((0...RequestLimits.actions).map { ("action.k\($0)", "B") })?.message
+                == "actions: has more than 10 buttons, the most one notification may have.")
+        #expect(stringError((0...RequestLimits.hints).map { ("hint.x-\($0)", "int:1") })?.message
+                == "hints: has more than 32 hints, the most one notification may have.")
+        #expect(stringError((0...RequestLimits.userInfo).map { ("userInfo.k\($0)", "v") })?.message
+                == "userInfo: has more than 64 entries, the most one notification may have.")
+        #expect(stringError([], title: String(repeating: "é", count: 513))?.message
+                == "title: is 1026 bytes long; a title may have at most 1024.")
+    }
+}
+
 struct NotifyRequestTests {
     @Test func argumentsFollowTheSpecification() {
         var alert = Alert(title: "T")

@@ -174,7 +174,7 @@ private enum Entries {
         let launched = Entries.directory.appendingPathComponent("launched")
         try? FileManager.default.removeItem(at: launched)
         var appeared = false
-        let watcher = try FileWatcher(loop: loop, directory: Entries.directory.path, names: ["launched"]) { _ in appeared = true }
+        let watcher = try FileWatcher(loop: loop, path: launched.path) { _ in appeared = true }
 
         // As in chimed, which blocks these for its signalfd.
         var blocked = sigset_t()

@@ -1,5 +1,6 @@
 import ChimeCore
 import Foundation
+import Glibc
 import Testing
 @testable import ChimeDaemon
 
@@ -94,7 +95,36 @@ struct ConfigTests {
         let error = try #require(Config.load(from: directory.url).failure)
         #expect(error.path == directory.url.path)
         #expect(error.line == nil)
-        #expect(error.message.hasPrefix("The config cannot be read"))
+        #expect(error.message == "The config is a directory, not a regular file, so it was not read.")
+    }
+
+    @Test func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let directory = try Directory()
+        let fifo = directory.url.appendingPathComponent("config")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // Opening a FIFO for reading blocks until a writer comes; none ever does here.
+        let error = try #require(Config.load(from: fifo).failure)
+        #expect(error.description == "\(fifo.path): The config is a FIFO, not a regular file, so it was not read.")
+    }
+
+    @Test func aDeviceIsRefused() throws {
+        let directory = try Directory()
+        let link = directory.url.appendingPathComponent("config")
+        #expect(symlink("/dev/zero", link.path) == 0)
+        let error = try #require(Config.load(from: link).failure)
+        #expect(error.message == "The config is a character device, not a regular file, so it was not read.")
+    }
+
+    @Test func anOversizedConfigIsRefused() throws {
+        let directory = try Directory()
+        let comment = "# " + String(repeating: "x", count: 1_000) + "\n"
+        let file = try directory.write(Self.example + "\n" + String(repeating: comment, count: 300))
+        let error = try #require(Config.load(from: file).failure)
+        #expect(error.message.hasPrefix("The config has "), "\(error)")
+        #expect(error.message.hasSuffix(" bytes, more than the 262144 (256 KiB) Chime reads, so it was not read."), "\(error)")
+        // Just under the limit is read.
+        let fits = try directory.write(Self.example + "\n" + String(repeating: comment, count: 200))
+        #expect(Config.load(from: fits).failure == nil)
     }
 
     @Test func theReminderCategoryCanBeRedefined() throws {

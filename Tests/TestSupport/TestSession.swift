@@ -69,11 +69,13 @@ public final class TestSession {
     /// What chimed has logged (it inherits the bus's standard error).
     public var daemonLog: String { bus.stderr.text }
 
-    /// Waits until chimed has logged a line containing `fragment`.
-    public func waitForDaemonLog(containing fragment: String, timeout: TimeInterval = 60) throws {
+    /// Waits until chimed has logged a line containing `fragment`; returns the log so far.
+    @discardableResult
+    public func waitForDaemonLog(containing fragment: String, timeout: TimeInterval = 60) throws -> String {
         guard bus.stderr.wait(timeout: timeout, until: { $0.contains(fragment) }) else {
             throw TestFailure.timeout("chimed logging '\(fragment)'; it logged: \(daemonLog)")
         }
+        return daemonLog
     }
 
     /// Stops the bus itself, as when the session ends.

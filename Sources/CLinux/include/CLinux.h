@@ -23,6 +23,10 @@ extern const uint32_t clinux_IN_CREATE;
 extern const uint32_t clinux_IN_DELETE_SELF;
 extern const uint32_t clinux_IN_MOVE_SELF;
 extern const uint32_t clinux_IN_ATTRIB;
+extern const uint32_t clinux_IN_DONT_FOLLOW;
+extern const uint32_t clinux_IN_ONLYDIR;
+extern const uint32_t clinux_IN_IGNORED;
+extern const uint32_t clinux_IN_Q_OVERFLOW;
 
 int clinux_timerfd_create(int clockid, int flags);
 /// Arms `fd` to expire once at `value` (no interval); a zero `value` disarms it.
