@@ -334,7 +334,7 @@ final class SchedulerService {
                 self.scheduler.add(notification)
                 responder.reply([.string(notification.id)])
             case .failure(let error):
-                responder.fail(.failed("Not scheduled: \(error)"))
+                responder.fail(DBusError(name: error.errorName, message: "Not scheduled: \(error.clause)"))
             }
         })
     }
@@ -355,7 +355,7 @@ final class SchedulerService {
                 if !deleted.isEmpty { self.logger.info("Cancelled \(deleted.count).") }
                 responder.reply(reply(deleted))
             case .failure(let error):
-                responder.fail(.failed("Nothing cancelled: \(error)"))
+                responder.fail(DBusError(name: error.errorName, message: "Nothing cancelled: \(error.clause)"))
             }
         })
     }
@@ -392,6 +392,11 @@ final class SchedulerService {
             entries.append(("capabilities", .stringArray(server.capabilities.sorted())))
         }
         entries.append(("localSound", .bool(server.sounds?.isAvailable ?? false)))
+        if let backup = store.lastBackup { entries.append(("backup", .string(NotificationEncoding.isoText(backup, zone: zone)))) }
+        // Shown until the user removes the damaged file it keeps.
+        if let recovery = store.recovery, FileManager.default.fileExists(atPath: recovery.keptAs) {
+            entries.append(("recovery", .string(recovery.sentence)))
+        }
         return entries
     }
 

@@ -35,6 +35,10 @@ struct Diagnosis {
         var timeZone: String?
         var notificationServer: String?
         var localSound: Bool?
+        /// When chimed last backed up its store (ISO 8601).
+        var backup: String?
+        /// What chimed recovered from a damaged store, while the damaged file is kept.
+        var recovery: String?
         /// Set when it answers, but in another version of the interface.
         var mismatch: InterfaceMismatch?
     }
@@ -184,6 +188,8 @@ struct Diagnosis {
             daemon.timeZone = status["timeZone"]?.stringValue
             daemon.notificationServer = status["notificationServer"]?.stringValue
             daemon.localSound = status["localSound"]?.boolValue
+            daemon.backup = status["backup"]?.stringValue
+            daemon.recovery = status["recovery"]?.stringValue
         } catch {
             if let mismatch = InterfaceMismatch.diagnose(error, member: "Status", arguments: [], lookups: lookups) {
                 daemon.mismatch = mismatch
@@ -200,6 +206,9 @@ struct Diagnosis {
         if let version = daemon.version, version != chimeClientVersion {
             warnings.append("chimed is version \(version), this chime \(chimeClientVersion); restart it to run the installed one: "
                 + "'systemctl --user restart chimed.service'.")
+        }
+        if let recovery = daemon.recovery {
+            warnings.append(recovery.withoutFullStop + "; remove that file once you no longer need it, and this warning goes.")
         }
         if let pending = daemon.pending, pending > 0 {
             warnings.append("\(pending) notification\(pending == 1 ? " is" : "s are") due but waiting for a notification server; "
