@@ -19,6 +19,7 @@ public final class Daemon {
     private var service: SchedulerService?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
+    private var upkeep: StoreUpkeep?
 
     /// Connects to the session bus; nothing is claimed or opened yet.
     public init(logger: Logger) throws(DBusError) {
@@ -85,10 +86,9 @@ public final class Daemon {
                 store = try Store(directory: Self.dataDirectory)
             } catch {
                 logger.critical("\(error)")
-                return 1
-            }
-            if let aside = store.movedAside {
-                logger.error("The store could not be read; it was moved to \(aside.path) and a new one started.")
+                // 75 (EX_TEMPFAIL) when it may pass (a full disk, a permission): the unit
+                // restarts on it, and the store is untouched for the next try.
+                return error.mayPass ? 75 : 1
             }
             let commits = CommitQueue(store: store, loop: loop)
             let presenter = Presenter(client: client, store: store, commits: commits, loop: loop, logger: logger)
@@ -104,6 +104,10 @@ public final class Daemon {
             try presenter.start()
             try client.start()
             try scheduler.start(loop: loop)
+            upkeep = StoreUpkeep(store: store, presenter: presenter, commits: commits, connection: connection, loop: loop,
+                                 logger: logger) {
+                scheduler.upcoming.next
+            }
             logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
             try loop.run()
             // Before the name goes (connection.close below): whoever the bus starts next

@@ -151,7 +151,7 @@ final class Presenter {
         for item in stored {
             add(Delivery(item, durable: true))
             queue.append(item.seq)
-            if item.kind != .immediate {
+            if item.kind == .scheduled {
                 events.append(HistoryEntry(time: instant, id: item.id, event: .retried, title: item.alert.title,
                                            detail: "chimed stopped before the server took it; sending it again."))
             }
@@ -178,6 +178,11 @@ final class Presenter {
         let saved = delivery.stored
         stage("store the delivery of \(id)") { store, db in try store.save(saved, in: db) }
         enqueue(delivery)
+    }
+
+    /// Shows Chime's own word (news of the store, say), as durably as a reminder.
+    func announce(_ alert: Alert) {
+        deliver(id: "notice-" + NotificationID.random(), kind: .notice, alert: alert, due: now())
     }
 
     /// Shows `alert` now (`PresentNow`): stored only if it has to wait.
@@ -298,7 +303,7 @@ final class Presenter {
     private func send(_ delivery: Delivery) {
         var alert = expand(delivery.stored.alert)
         let lateBy = now().timeIntervalSince(delivery.stored.due)
-        if lateBy > Self.lateThreshold, delivery.stored.kind != .summary {
+        if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
             let note = "Due \(LateText.describe(lateBy)) ago."
             alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note
             alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))

@@ -256,7 +256,7 @@ final class Scheduler {
             summary.body = late.prefix(8).map { "• " + $0.0.alert.title }.joined(separator: "\n")
                 + (late.count > 8 ? "\n…and \(late.count - 8) more" : "")
             summary.sound = late.map(\.0.alert.sound).first { $0 != .serverDefault } ?? .serverDefault
-            presenter.deliver(id: "summary-" + NotificationID.random(), kind: .summary, alert: summary, due: instant)
+            presenter.deliver(id: "summary-" + NotificationID.random(), kind: .notice, alert: summary, due: instant)
             return
         }
         for (notification, due, _) in late {

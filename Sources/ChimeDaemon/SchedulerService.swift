@@ -284,7 +284,7 @@ final class SchedulerService {
         commits.stage({ db in try self.store.setMeta("badge:" + entry, String(count), in: db) }, done: { [unowned self] result in
             if case .failure(let error) = result {
                 self.logger.error("Cannot store the badge of \(entry): \(error)")
-                return then(.failed("The badge of \(entry) was not set: \(error)"))
+                return then(DBusError(name: error.errorName, message: "The badge of \(entry) was not set: \(error.clause)"))
             }
             do {
                 try self.connection.emit(path: Self.path, interface: Self.launcherEntry, member: self.name("Update"), arguments: [
@@ -323,7 +323,7 @@ final class SchedulerService {
                 self.scheduler.add(notification)
                 responder.reply([.string(notification.id)])
             case .failure(let error):
-                responder.fail(.failed("Not scheduled: \(error)"))
+                responder.fail(DBusError(name: error.errorName, message: "Not scheduled: \(error.clause)"))
             }
         })
     }
@@ -344,7 +344,7 @@ final class SchedulerService {
                 if !deleted.isEmpty { self.logger.info("Cancelled \(deleted.count).") }
                 responder.reply(reply(deleted))
             case .failure(let error):
-                responder.fail(.failed("Nothing cancelled: \(error)"))
+                responder.fail(DBusError(name: error.errorName, message: "Nothing cancelled: \(error.clause)"))
             }
         })
     }
@@ -354,8 +354,9 @@ final class SchedulerService {
     private func list() throws(DBusError) -> [[(String, Value)]] {
         let zone = TimeZone.current
         let scheduled = try read { () throws(StoreError) in try store.scheduled() }.map { NotificationEncoding.entries($0, zone: zone) }
-        // A summary of missed ones stands for notifications listed already; it has no id to act on.
-        let pending = presenter.waiting.filter { $0.kind != .summary }.map { delivery -> [(String, Value)] in
+        // Chime's own notices (a summary of missed ones stands for those listed already)
+        // have no id to act on.
+        let pending = presenter.waiting.filter { $0.kind != .notice }.map { delivery -> [(String, Value)] in
             [("id", .string(delivery.id)), ("title", .string(delivery.alert.title)), ("body", .string(delivery.alert.body)),
              ("state", .string("pending")), ("userInfo", NotificationEncoding.userInfo(delivery.alert.userInfo))]
         }
@@ -382,6 +383,11 @@ final class SchedulerService {
             if let capabilities = client.capabilities { entries.append(("capabilities", .stringArray(capabilities.sorted()))) }
         }
         entries.append(("localSound", .bool(presenter.sounds?.isAvailable ?? false)))
+        if let backup = store.lastBackup { entries.append(("backup", .string(NotificationEncoding.isoText(backup, zone: zone)))) }
+        // Shown until the user removes the damaged file it keeps.
+        if let recovery = store.recovery, FileManager.default.fileExists(atPath: recovery.keptAs) {
+            entries.append(("recovery", .string(recovery.sentence)))
+        }
         return entries
     }
 
@@ -485,7 +491,7 @@ final class SchedulerService {
     }
 
     /// A notification left the screen: the history says how (for those of the schedule;
-    /// `chime notify` ones and summaries stay out of it), and the bus hears it.
+    /// `chime notify` ones and Chime's own notices stay out of it), and the bus hears it.
     private func closed(_ closing: Presenter.Closing) {
         if closing.kind == .scheduled {
             record(HistoryEntry(time: now(), id: closing.id, event: closing.reason == 1 ? .expired : .closed,

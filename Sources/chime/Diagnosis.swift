@@ -37,6 +37,10 @@ struct Diagnosis {
         /// False while chimed has not learned what its server can do (no answer to GetCapabilities yet).
         var capabilitiesKnown: Bool?
         var localSound: Bool?
+        /// When chimed last backed up its store (ISO 8601).
+        var backup: String?
+        /// What chimed recovered from a damaged store, while the damaged file is kept.
+        var recovery: String?
         /// Set when it answers, but in another version of the interface.
         var mismatch: InterfaceMismatch?
     }
@@ -188,6 +192,8 @@ struct Diagnosis {
             // chimed leaves capabilities out while its server has not said what it can do.
             daemon.capabilitiesKnown = daemon.notificationServer == nil ? nil : status["capabilities"] != nil
             daemon.localSound = status["localSound"]?.boolValue
+            daemon.backup = status["backup"]?.stringValue
+            daemon.recovery = status["recovery"]?.stringValue
         } catch {
             if let mismatch = InterfaceMismatch.diagnose(error, member: "Status", arguments: [], lookups: lookups) {
                 daemon.mismatch = mismatch
@@ -208,6 +214,9 @@ struct Diagnosis {
         if daemon.capabilitiesKnown == false, let server = daemon.notificationServer {
             problems.append("chimed does not know what the notification server \(server) can do (capabilities unknown: it has not "
                 + "answered GetCapabilities); until it does, chimed sends plain text and plays sounds itself, and asks again.")
+        }
+        if let recovery = daemon.recovery {
+            warnings.append(recovery.withoutFullStop + "; remove that file once you no longer need it, and this warning goes.")
         }
         if let pending = daemon.pending, pending > 0 {
             warnings.append("\(pending) notification\(pending == 1 ? " is" : "s are") due but waiting for a notification server; "

@@ -7,8 +7,9 @@ struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the session bus, chimed and the notification server, without starting anything.",
         discussion: """
-            Says which bus chime uses, whether chimed runs (its version, store, schedule \
-            and the notification server it follows), who shows notifications and what \
+            Says which bus chime uses, whether chimed runs (its version, store and its \
+            last backup, schedule and the notification server it follows, and what it \
+            recovered if it found its store damaged), who shows notifications and what \
             Chime does for each capability that server lacks, and whether a dock shows \
             badges. Nothing is started: a chimed that is not running stays so.
 
@@ -102,6 +103,8 @@ extension Diagnosis.Daemon {
             rows.append(("version", version + (interface.map { ", interface \($0)" } ?? "")))
         }
         if let store { rows.append(("store", store)) }
+        if let backup { rows.append(("backup", Diagnosis.localTime(backup))) }
+        if let recovery { rows.append(("recovered", recovery)) }
         if let scheduled {
             let next = nextFire.map { ", next at " + Diagnosis.localTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
             rows.append(("scheduled", "\(scheduled)\(next)"))
@@ -190,6 +193,8 @@ extension Diagnosis {
                 ("notificationServer", .string(daemon.notificationServer)),
                 ("capabilitiesKnown", .bool(daemon.capabilitiesKnown)),
                 ("localSound", .bool(daemon.localSound)),
+                ("backup", .string(daemon.backup)),
+                ("recovery", .string(daemon.recovery)),
             ]) } ?? .null),
             ("notificationServer", server.map { server in .object([
                 ("running", .bool(server.running)),

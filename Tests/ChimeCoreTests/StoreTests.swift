@@ -159,3 +159,210 @@ struct StoreTests {
         #expect(try store.history(of: "kept", limit: 10)?.map(\.title) == ["Kept"])
     }
 }
+
+// MARK: - Faults: cannot open now, damage, backup, modes
+
+extension StoreTests {
+    /// `count` reminders titled R0000…, each with a userInfo entry.
+    func fill(_ store: Store, count: Int, from first: Int = 0) throws {
+        try store.write { db in
+            for index in first..<first + count {
+                var reminder = try notification(Self.id(index), title: "R" + Self.id(index))
+                reminder.alert.userInfo = ["n": .integer(Int64(index))]
+                _ = try store.insert(reminder, in: db)
+            }
+        }
+    }
+
+    static func id(_ index: Int) -> String { String(repeating: "0", count: 4 - String(index).count) + String(index) }
+
+    /// Writes garbage over `count` leaf pages of `table` from the middle of the file;
+    /// returns how many rows lived on them.
+    @discardableResult
+    func damageLeafPages(in directory: URL, count: Int, of table: String = "notification") throws -> Int {
+        let path = directory.appendingPathComponent("chime.sqlite").path
+        var pages: [(page: Int, rows: Int)] = []
+        do {
+            let database = try DatabaseQueue(path: path)
+            pages = try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno",
+                                 arguments: [table]).map { ($0[0], $0[1]) }
+            }
+            try database.close()
+        }
+        #expect(pages.count >= count + 2, "\(pages.count) leaf pages")
+        let chosen = pages.dropFirst((pages.count - count) / 2).prefix(count)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        for page in chosen {
+            try handle.seek(toOffset: UInt64(page.page - 1) * 4096)
+            try handle.write(contentsOf: Data(repeating: 0x5a, count: 4096))
+        }
+        try handle.close()
+        return chosen.map(\.rows).reduce(0, +)
+    }
+
+    func files(in directory: Directory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+    }
+
+    @Test func aStoreThatCannotBeOpenedNowIsLeftAsItIs() throws {
+        let directory = Directory()
+        // SQLite cannot open a folder: an error that is not damage.
+        try FileManager.default.createDirectory(at: directory.url.appendingPathComponent("chime.sqlite"), withIntermediateDirectories: true)
+        #expect {
+            try Store(directory: directory.url)
+        } throws: { error in
+            guard let error = error as? StoreError, case .cannotOpen(let path, _) = error else { return false }
+            return path.hasSuffix("/chime.sqlite") && error.mayPass && "\(error)".contains("Nothing was moved or deleted")
+        }
+        #expect(try files(in: directory) == ["chime.sqlite", "lock"])
+    }
+
+    @Test func damagedPagesAreSalvagedRowByRowAndTheDamagedFileIsKept() throws {
+        let directory = Directory()
+        do {
+            let store = try Store(directory: directory.url)
+            try fill(store, count: 300)
+            try store.write { db in try store.record(fired("0001", 1), in: db) }
+        }
+        let lost = try damageLeafPages(in: directory.url, count: 3)
+        #expect(lost > 0)
+
+        let store = try Store(directory: directory.url)
+        let recovery = try #require(store.recovery)
+        #expect(!store.recoveryTold)
+        #expect(recovery.expected == 300)
+        #expect(recovery.recovered == 300 - lost)
+        #expect(recovery.backup == nil && recovery.fromBackup == 0)
+        #expect(recovery.title == "Chime recovered \(300 - lost) of 300 reminders")
+        #expect(recovery.keptAs.contains("/chime.sqlite.damaged-"))
+        #expect(FileManager.default.fileExists(atPath: recovery.keptAs))
+        #expect(try store.scheduled().count == 300 - lost)
+        #expect(try store.history(limit: 10).map(\.id) == ["0001"])
+        // userInfo was rebuilt from what was recovered: matching finds exactly those.
+        let survivors = try store.scheduled().map(\.id)
+        let matched = try store.write { db in try store.ids(matchingKey: "n", value: "299", in: db) }
+        #expect(matched == (survivors.contains("0299") ? ["0299"] : []))
+        try fill(store, count: 1, from: 1000)
+        #expect(try store.scheduled().count == 301 - lost)
+
+        // Told once: the store remembers.
+        store.close()
+        let again = try Store(directory: directory.url)
+        #expect(again.recovery == recovery)
+        #expect(!again.recoveryTold)
+        try again.write { db in try again.markRecoveryTold(in: db) }
+        again.close()
+        #expect(try Store(directory: directory.url).recoveryTold)
+    }
+
+    @Test func rowsTheIndexesStillListComeBackFromTheBackupButCancelledOnesDoNot() throws {
+        let directory = Directory()
+        do {
+            let store = try Store(directory: directory.url)
+            try fill(store, count: 300)
+            try store.backUp()
+            // After the backup: ten cancelled, one more scheduled.
+            _ = try store.write { db in
+                try store.cancel(ids: (140..<150).map(Self.id), at: Self.start, detail: "", in: db)
+            }
+            try fill(store, count: 1, from: 300)
+        }
+        let lost = try damageLeafPages(in: directory.url, count: 3)
+        let store = try Store(directory: directory.url)
+        let recovery = try #require(store.recovery)
+        #expect(recovery.expected == 291)
+        #expect(recovery.recovered == 291)
+        #expect(recovery.fromBackup > 0 && recovery.fromBackup <= lost)
+        let ids = Set(try store.scheduled().map(\.id))
+        #expect(ids == Set((0..<301).filter { !(140..<150).contains($0) }.map(Self.id)))
+        #expect(try store.write { db in try store.ids(matchingKey: "n", value: "150", in: db) } == ["0150"])
+    }
+
+    @Test func aScheduleReadInFullIsNotRefilledFromTheBackupEvenWhenEmpty() throws {
+        let directory = Directory()
+        do {
+            let store = try Store(directory: directory.url)
+            try fill(store, count: 10)
+            try store.backUp()
+            _ = try store.write { db in try store.cancelScheduled(at: Self.start, detail: "All.", in: db) }
+            try store.write { db in
+                for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
+            }
+        }
+        try damageLeafPages(in: directory.url, count: 2, of: "history")
+        let store = try Store(directory: directory.url)
+        let recovery = try #require(store.recovery)
+        #expect(recovery.backup == nil && recovery.recovered == 0 && recovery.expected == 0)
+        #expect(recovery.title == "Chime repaired its store; no reminder was lost")
+        #expect(try store.scheduled().isEmpty)
+        #expect(try store.history(limit: 1000).count < 501)
+    }
+
+    @Test func aDestroyedHeaderFallsBackOnTheBackup() throws {
+        let directory = Directory()
+        var made: Date?
+        do {
+            let store = try Store(directory: directory.url)
+            try fill(store, count: 10)
+            try store.backUp()
+            made = store.lastBackup
+            let mode = try FileManager.default.attributesOfItem(atPath: store.backupURL.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            try fill(store, count: 2, from: 10)
+        }
+        let handle = try FileHandle(forWritingTo: directory.url.appendingPathComponent("chime.sqlite"))
+        try handle.write(contentsOf: Data(repeating: 0, count: 100))
+        try handle.close()
+
+        let store = try Store(directory: directory.url)
+        let recovery = try #require(store.recovery)
+        #expect(recovery.backup.map { abs($0.timeIntervalSince(made ?? .distantPast)) < 1 } == true)
+        #expect(recovery.recovered == 10 && recovery.expected == nil)
+        #expect(recovery.title == "Chime recovered 10 reminders from its backup")
+        #expect(recovery.body.contains("recovered from the backup of"))
+        #expect(Set(try store.scheduled().map(\.id)) == Set((0..<10).map(Self.id)))
+        // The backup stays, and the damaged file is kept.
+        #expect(try files(in: directory).filter { $0.hasPrefix("chime.sqlite.") }.map { $0.prefix(20) }
+            == ["chime.sqlite.backup", "chime.sqlite.damaged"])
+    }
+
+    @Test func aDestroyedHeaderWithoutBackupStartsAfreshAndKeepsTheFile() throws {
+        let directory = Directory()
+        do { try fill(try Store(directory: directory.url), count: 10) }
+        let file = directory.url.appendingPathComponent("chime.sqlite")
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: Data(repeating: 0x5a, count: 4096))
+        try handle.close()
+        let damaged = try Data(contentsOf: file)
+
+        let store = try Store(directory: directory.url)
+        let recovery = try #require(store.recovery)
+        #expect(recovery.recovered == 0 && recovery.expected == nil && recovery.backup == nil)
+        #expect(recovery.title == "Chime could not recover its reminders")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: recovery.keptAs)) == damaged)
+        #expect(try store.scheduled().isEmpty)
+    }
+
+    @Test func looseModesAreTightened() throws {
+        let directory = Directory()
+        do { _ = try Store(directory: directory.url) }
+        let file = directory.url.appendingPathComponent("chime.sqlite").path
+        chmod(directory.url.path, 0o755)
+        chmod(file, 0o644)
+        let store = try Store(directory: directory.url)
+        #expect(try FileManager.default.attributesOfItem(atPath: directory.url.path)[.posixPermissions] as? Int == 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        #expect(store.notices.count == 2)
+        #expect(store.notices.first?.contains("had mode 755; it is now 700") == true)
+        store.close()
+        #expect(try Store(directory: directory.url).notices.isEmpty)
+    }
+
+    @Test func aFullDiskIsNamedWithItsOwnErrorName() {
+        let error = StoreError.diskFull("/home/u/.local/share/chime")
+        #expect(error.errorName == "io.github.chime.Error.DiskFull")
+        #expect("Not scheduled: \(error.clause)" == "Not scheduled: the disk holding /home/u/.local/share/chime is full.")
+        #expect(StoreError.failed("x").errorName == "org.freedesktop.DBus.Error.Failed")
+    }
+}

@@ -196,16 +196,17 @@ struct SchedulingTests {
         #expect(second.stderr.contains("Another chimed is already using \(directory)"), "\(second)")
     }
 
-    @Test func unreadableStoreIsMovedAsideAndAFreshOneStarted() throws {
+    @Test func aStoreThatIsNoDatabaseIsKeptAsideAndAFreshOneStarted() throws {
         let session = try TestSession()
         try FileManager.default.createDirectory(at: session.dataDirectory, withIntermediateDirectories: true)
         try Data(repeating: 0x5a, count: 4096).write(to: session.dataDirectory.appendingPathComponent("chime.sqlite"))
         let list = try session.run(["chime", "list"])
         #expect(list.stdout == "Nothing scheduled.\n", "\(list)")
         let files = try FileManager.default.contentsOfDirectory(atPath: session.dataDirectory.path)
-        let aside = try #require(files.first { $0.hasPrefix("chime.sqlite.unreadable-") })
+        let aside = try #require(files.first { $0.hasPrefix("chime.sqlite.damaged-") })
         #expect(try Data(contentsOf: session.dataDirectory.appendingPathComponent(aside)) == Data(repeating: 0x5a, count: 4096))
-        #expect(session.daemonLog.contains("moved to"))
+        #expect(session.daemonLog.contains("the damaged file is kept as"))
+        #expect(try session.waitForNotifyCalls(1).first?.contains("Chime could not recover its reminders") == true)
         _ = try session.add("Fresh", "--in", "1h")
     }
 }

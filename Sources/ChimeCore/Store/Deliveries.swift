@@ -13,8 +13,9 @@ public struct StoredDelivery: Equatable, Sendable {
         case scheduled
         /// `PresentNow`: shown at once, stored only while it has to wait.
         case immediate
-        /// The one notification that stands for many missed ones.
-        case summary
+        /// Chime's own word: the one notification that stands for many missed ones, or
+        /// news of the store. It has no id to act on.
+        case notice
     }
 
     /// The delivery's own key, in the order they came due.

@@ -1,0 +1,167 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// The store under faults, with real processes: a store chimed may not read, a full disk
+/// at start and while running, a damaged page, a destroyed header, a loose folder mode.
+/// What cannot be opened now is left exactly as it is; what is damaged is salvaged and
+/// the user is told once.
+@Suite(.timeLimit(.minutes(10)))
+struct StoreFaultTests {
+    /// Names a store file kept or moved aside would have.
+    static func setAside(_ files: [String]) -> [String] {
+        files.filter { $0.contains("damaged") || $0.contains("unreadable") || $0.contains("recovering") }
+    }
+
+    @Test func anUnreadableStoreIsNamedLeftInPlaceAndReadOnceReadableAgain() throws {
+        let session = try TestSession()
+        try session.addReminders(50)
+        try session.stopDaemon()
+        let file = session.storeFile
+        let original = try Data(contentsOf: file)
+        chmod(file.path, 0)
+        defer { chmod(file.path, 0o600) }
+
+        let refused = try session.spawnDaemon(after: withoutFileCapabilities).finish()
+        #expect(refused.status == 75, "\(refused)")
+        #expect(refused.stderr.contains("Cannot open the store \(file.path): permission denied"), "\(refused)")
+        #expect(Self.setAside(try session.dataFiles()).isEmpty)
+        #expect(try Data(contentsOf: file) == original)
+
+        chmod(file.path, 0o600)
+        #expect(try session.listedTitles().count == 50)
+    }
+
+    @Test func aFullDiskAtStartIsNamedAndEverythingIsBackOnceThereIsSpace() throws {
+        let session = try TestSession()
+        let disk = try SmallDisk(over: session.dataDirectory)
+        let first = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        try session.addReminders(30)
+        try session.stopDaemon()
+        _ = try first.finish()
+        try disk.fill()
+        let checksum = "sha256sum \"$0/chime.sqlite\""
+        let before = try disk.shell(checksum).stdout
+
+        let refused = try session.spawnDaemon(after: disk.prefix).finish()
+        #expect(refused.status == 75, "\(refused)")
+        #expect(refused.stderr.contains("Cannot open the store \(session.storeFile.path): the disk is full"), "\(refused)")
+        let after = try disk.files()
+        #expect(Self.setAside(after).isEmpty, "\(after)")
+        #expect(try disk.shell(checksum).stdout == before)
+
+        try disk.free()
+        let again = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        #expect(try session.listedTitles().count == 30)
+        try session.stopDaemon()
+        _ = try again.finish()
+    }
+
+    @Test func aFullDiskWhileRunningRefusesChangesByNameAndLosesNothing() throws {
+        let session = try TestSession()
+        let disk = try SmallDisk(over: session.dataDirectory)
+        let daemon = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        try session.addReminders(5)
+        let kept = try session.add("Kept", "--in", "2h")
+        let before = try session.run(["chime", "list"]).stdout
+        try disk.fill()
+
+        let call = ["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                    "--method"]
+        let schedule = try session.run(call + ["io.github.chime.Scheduler1.ScheduleSimple", "in 1h", "Refused", "", "{}"])
+        #expect(schedule.status != 0)
+        #expect(schedule.stderr.contains("io.github.chime.Error.DiskFull: Not scheduled: the disk holding \(session.dataDirectory.path) is full."),
+                "\(schedule)")
+        let cancel = try session.run(call + ["io.github.chime.Scheduler1.Cancel", kept])
+        #expect(cancel.stderr.contains("io.github.chime.Error.DiskFull: Nothing cancelled: the disk holding"), "\(cancel)")
+        // SetBadge once answered success when its change was not stored.
+        let badge = try session.run(call + ["io.github.chime.Scheduler1.SetBadge", "org.example.Mail", "3"])
+        #expect(badge.stderr.contains("io.github.chime.Error.DiskFull: The badge of org.example.Mail was not set: the disk holding"),
+                "\(badge)")
+        let added = try session.run(["chime", "add", "Refused too", "--in", "1h"])
+        #expect(added.status != 0 && added.stderr.contains("is full"), "\(added)")
+        // Memory and disk agree: nothing was half done.
+        #expect(try session.run(["chime", "list"]).stdout == before)
+
+        try disk.free()
+        _ = try session.add("After", "--in", "3h")
+        #expect(try session.run(["chime", "cancel", kept]).status == 0)
+        let titles = try session.listedTitles()
+        #expect(titles.count == 6 && titles.contains("After") && !titles.contains("Kept") && !titles.contains("Refused"))
+        // And the disk holds what memory holds: a new chimed reads the same.
+        try session.stopDaemon()
+        _ = try daemon.finish()
+        let next = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        #expect(try session.listedTitles().sorted() == titles.sorted())
+        try session.stopDaemon()
+        _ = try next.finish()
+    }
+
+    @Test func aDamagedPageIsSalvagedAndTheUserToldOnce() throws {
+        let session = try TestSession()
+        try session.addReminders(300)
+        try session.stopDaemon()
+        let lost = try damageLeafPages(of: session.storeFile, containing: "Reminder", count: 3)
+        #expect(lost > 0 && lost < 100)
+
+        let titles = try session.listedTitles()
+        #expect(titles.count == 300 - lost, "\(session.daemonLog)")
+        let kept = try #require(try session.dataFiles().first { $0.hasPrefix("chime.sqlite.damaged-") })
+        #expect(session.daemonLog.contains("\(300 - lost) of 300 reminders were recovered; the damaged file is kept as "
+            + session.dataDirectory.appendingPathComponent(kept).path))
+        let doctor = try session.run(["chime", "doctor"])
+        #expect(doctor.stdout.contains("recovered:") && doctor.stdout.contains("\(300 - lost) of 300 reminders were recovered"), "\(doctor)")
+        let told = try session.waitForNotifyCalls(1)
+        #expect(told.first?.contains("Chime recovered \(300 - lost) of 300 reminders") == true, "\(told)")
+
+        // Once: a restart says nothing more. A notification of its own marks the point
+        // by which a repeated one would have been posted.
+        try session.stopDaemon()
+        #expect(try session.run(["chime", "notify", "After the restart"]).status == 0)
+        let calls = try session.waitForNotifyCalls(2)
+        #expect(calls.count == 2 && calls[1].contains("After the restart"), "\(calls)")
+        #expect(try session.listedTitles().count == 300 - lost)
+    }
+
+    @Test func aDestroyedHeaderIsRecoveredFromTheBackup() throws {
+        let session = try TestSession()
+        try session.addReminders(5)
+        // The backup is at most daily: the next chimed makes a new one only when it is gone.
+        try session.waitForLog("Backed up the store")
+        try session.stopDaemon()
+        try FileManager.default.removeItem(at: session.dataDirectory.appendingPathComponent("chime.sqlite.backup"))
+        #expect(try session.listedTitles().count == 5)
+        try session.waitForLog("Backed up the store", times: 2)
+        try session.stopDaemon()
+        let backup = session.dataDirectory.appendingPathComponent("chime.sqlite.backup")
+        #expect(try FileManager.default.attributesOfItem(atPath: backup.path)[.posixPermissions] as? Int == 0o600)
+
+        let handle = try FileHandle(forWritingTo: session.storeFile)
+        try handle.write(contentsOf: Data(repeating: 0, count: 100))
+        try handle.close()
+        #expect(try session.listedTitles().sorted() == (0..<5).map { "Reminder \($0)" })
+        #expect(session.daemonLog.contains("5 reminders were recovered from the backup of"), "\(session.daemonLog)")
+        let told = try session.waitForNotifyCalls(1)
+        #expect(told.first?.contains("Chime recovered 5 reminders from its backup") == true, "\(told)")
+        #expect(try session.dataFiles().contains { $0.hasPrefix("chime.sqlite.damaged-") })
+    }
+
+    @Test func aLooseDataFolderIsMadePrivate() throws {
+        let session = try TestSession()
+        try FileManager.default.createDirectory(at: session.dataDirectory, withIntermediateDirectories: true)
+        chmod(session.dataDirectory.path, 0o755)
+        let stray = session.dataDirectory.appendingPathComponent("chime.sqlite")
+        #expect(FileManager.default.createFile(atPath: stray.path, contents: nil))
+        chmod(stray.path, 0o644)
+
+        _ = try session.add("Private", "--in", "1h")
+        #expect(try FileManager.default.attributesOfItem(atPath: session.dataDirectory.path)[.posixPermissions] as? Int == 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: stray.path)[.posixPermissions] as? Int == 0o600)
+        #expect(session.daemonLog.contains("The data folder \(session.dataDirectory.path) had mode 755; it is now 700"), "\(session.daemonLog)")
+    }
+}
