@@ -41,6 +41,7 @@ press_count=1000
 late_spread=10
 churn_count=200
 churn_restarts=5
+maximal_count=20
 
 for tool in "$bin_dir/chime" "$bin_dir/chimed" "$bench"; do
     [[ -x $tool ]] || chime_die "$tool is missing: run 'make release' first"
@@ -309,6 +310,15 @@ grep -q "$large_count scheduled" "$CHIME_TMP/chimed-started.log" ||
     { cat "$CHIME_TMP/chimed-started.log" >&2; chime_die "chimed did not load $large_count"; }
 alive "after start-up"
 
+echo "Pinging chimed behind $maximal_count requests at every limit…"
+run_bench ping --count "$maximal_count"
+[[ $bench_line =~ idle\ median\ ([0-9.]+)\ ms.*median\ ([0-9.]+)\ ms,\ max\ ([0-9.]+)\ ms ]] ||
+    chime_die "chime-bench printed '$bench_line'"
+record ping_idle "${BASH_REMATCH[1]}"
+record ping_busy_p50 "${BASH_REMATCH[2]}"
+record ping_busy_max "${BASH_REMATCH[3]}"
+alive "behind maximal requests"
+
 echo
 /usr/bin/python3 - "$json" "$results" "$idle_seconds" <<'PY'
 import json, sys
@@ -349,6 +359,9 @@ rows = [
     ("due reminders reaching a server, churn", f"{r['churn_delivered']} of {r['churn_due']}", "5 server restarts (SIGKILL)",
      f"{int(r['churn_delivered']) / int(r['churn_due']):.2f} (target 1)"),
     ("copies shown twice, churn", r["churn_copies"], "at most 16 per restart", ""),
+    ("Ping behind maximal requests, max", f"{float(r['ping_busy_max']):.2f} ms", f"idle Ping {float(r['ping_idle']):.2f} ms",
+     f"{float(r['ping_busy_max']) / 100:.2f} (target <= 100 ms)"),
+    ("Ping behind maximal requests, median", f"{float(r['ping_busy_p50']):.2f} ms", "20 Schedule calls at every limit", ""),
     ("mock server RSS", f"{mib(r['mock_rss']):.1f} MiB", "for scale (Python)", ""),
 ]
 for name, value, peer, ratio in rows:

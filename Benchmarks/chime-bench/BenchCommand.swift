@@ -9,6 +9,7 @@ enum BenchCommand {
                chime-bench lateness --count K --spread S [--window W] [--grace G]
                chime-bench presses --count N --action KEY [--output FILE]
                chime-bench activate --name NAME --count N
+               chime-bench ping [--count N]
 
         schedule  sends N ScheduleSimple calls to io.github.chime.Chime, W in flight at once,
                   and waits for every reply (each one means the row is committed).
@@ -23,6 +24,9 @@ enum BenchCommand {
 
         activate  N times: stops NAME's owner, then times a Ping to NAME, which the bus
                   answers by starting the service from its activation file.
+
+        ping      times Pings to chimed, first alone, then while N (default 20) Schedule calls
+                  at every documented limit are on their way to it.
 
         W defaults to 128: dbus-daemon's built-in limit of pending replies per connection,
         in force on a bus whose configuration does not raise it.
@@ -41,6 +45,8 @@ enum BenchCommand {
                 try PressesCommand(options).run()
             case "activate":
                 try ActivateCommand(options).run()
+            case "ping":
+                try PingCommand(options).run()
             case "-h", "--help":
                 print(usage)
             default:
