@@ -9,7 +9,7 @@ enum BenchCommand {
                chime-bench lateness --count K --spread S [--window W] [--grace G]
                chime-bench presses --count N --action KEY [--output FILE]
                chime-bench activate --name NAME --count N
-               chime-bench ping [--count N]
+               chime-bench ping [--rounds N]
 
         schedule  sends N ScheduleSimple calls to io.github.chime.Chime, W in flight at once,
                   and waits for every reply (each one means the row is committed).
@@ -25,8 +25,8 @@ enum BenchCommand {
         activate  N times: stops NAME's owner, then times a Ping to NAME, which the bus
                   answers by starting the service from its activation file.
 
-        ping      times Pings to chimed, first alone, then while N (default 20) Schedule calls
-                  at every documented limit are on their way to it.
+        ping      times Pings to chimed, first alone, then N times (default 20) right behind a
+                  Schedule call at every documented limit.
 
         W defaults to 128: dbus-daemon's built-in limit of pending replies per connection,
         in force on a bus whose configuration does not raise it.

@@ -1,19 +1,19 @@
 import DBus
 import EventLoop
 
-/// `ping`: how long chimed takes to answer a Ping while requests at every documented
-/// limit are on their way to it, beside its Ping with nothing else to do.
+/// `ping`: how long chimed takes to answer a Ping while it handles a request at every
+/// documented limit, beside its Ping with nothing else to do.
 ///
-/// One connection sends `--count` maximal `Schedule` calls at once; a second pings
-/// chimed until they are all answered. A Ping queued behind a maximal request waits
-/// for it: the figure is the stall a request at the limits can cause everyone else.
+/// Each round, one connection sends a maximal `Schedule` and a second pings chimed at
+/// once; the Ping arrives behind the request and waits for it. The figure is the stall
+/// a request at the limits can cause everyone else.
 struct PingCommand {
-    let count: Int
+    let rounds: Int
     let idleRounds = 50
 
     init(_ options: Options) throws(UsageError) {
-        try options.check(allowed: ["--count"])
-        count = try options.positiveInt("--count", default: 20)
+        try options.check(allowed: ["--rounds"])
+        rounds = try options.positiveInt("--rounds", default: 20)
     }
 
     /// A Schedule at every limit of the README's table: a 1 KiB title, a 16 KiB body,
@@ -30,40 +30,33 @@ struct PingCommand {
 
     func run() throws {
         let pinger = try Connection.session()
+        let loader = try Connection.session()
         let ping = try Message.methodCall(destination: SchedulePipeline.busName, path: SchedulePipeline.path,
                                           interface: try InterfaceName("org.freedesktop.DBus.Peer"), member: try MemberName("Ping"))
+        let schedule = try MemberName("Schedule")
         func timedPing() throws -> Double {
             let start = Clock.monotonic()
             _ = try pinger.call(ping, timeoutMilliseconds: 60_000)
             return (Clock.monotonic() - start) * 1000
         }
         let idle = try (0..<idleRounds).map { _ in try timedPing() }
-
-        let loader = try Connection.session()
-        let loop = EventLoop()
-        loader.attach(to: loop)
-        var answered = 0
-        var failure: BenchError?
-        let schedule = try MemberName("Schedule")
-        for index in 0..<count {
+        var busy: [Double] = []
+        for round in 0..<rounds {
             let call = try Message.methodCall(destination: SchedulePipeline.busName, path: SchedulePipeline.path,
                                               interface: SchedulePipeline.interface, member: schedule, arguments: [Self.maximal])
-            loader.call(call, timeoutMilliseconds: 120_000) { result in
-                answered += 1
-                if case .failure(let error) = result, failure == nil {
-                    failure = BenchError("maximal request \(index) failed: \(error.name): \(error.message)")
-                }
+            var answer: Result<Message, DBusError>?
+            loader.call(call, timeoutMilliseconds: 120_000) { answer = $0 }
+            loader.flush()
+            busy.append(try timedPing())
+            while answer == nil {
+                guard loader.readWriteDispatch(timeoutMilliseconds: 60_000) else { throw BenchError("the bus closed") }
+            }
+            if case .failure(let error)? = answer {
+                throw BenchError("maximal request \(round) failed: \(error.name): \(error.message)")
             }
         }
-        loader.flush()
-        var loaded: [Double] = []
-        while answered < count {
-            loaded.append(try timedPing())
-            try loop.runOnce(timeoutMilliseconds: 0)
-        }
-        if let failure { throw failure }
-        let quiet = Percentiles(idle), busy = Percentiles(loaded)
-        print("ping idle median \(fixed(quiet.value(0.5), 2)) ms; behind \(count) maximal requests median "
-            + "\(fixed(busy.value(0.5), 2)) ms, max \(fixed(busy.value(1), 2)) ms over \(loaded.count) pings")
+        let quiet = Percentiles(idle), loaded = Percentiles(busy)
+        print("ping idle median \(fixed(quiet.value(0.5), 2)) ms; during a maximal request median "
+            + "\(fixed(loaded.value(0.5), 2)) ms, max \(fixed(loaded.value(1), 2)) ms over \(rounds) rounds")
     }
 }
