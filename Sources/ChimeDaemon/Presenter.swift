@@ -75,7 +75,6 @@ final class Presenter {
         /// A row for it is in the store (or staged for the next commit).
         var durable: Bool
         /// Not before this (monotonic nanoseconds), after a failed try.
-        var retryAt: UInt64 = 0
         /// Cancelled while a `Notify` for it was in flight: forget it whatever the answer.
         var withdrawn = false
         /// A press on it was handled: a second one (servers that keep the popup) is not.
@@ -118,6 +117,8 @@ final class Presenter {
     /// Shown deliveries, oldest first, to forget the oldest past ``maxTracked``.
     private var shownOrder: Deque<UInt32> = []
     private var retryTimer: Source?
+    /// When each waiting delivery that failed may be tried again (monotonic nanoseconds).
+    private var backoff: [Int64: UInt64] = [:]
     /// `PresentNow` notifications not on screen yet.
     private var waitingImmediate = 0
 
@@ -234,6 +235,7 @@ final class Presenter {
     private func remove(_ delivery: Delivery) {
         let seq = delivery.stored.seq
         deliveries[seq] = nil
+        backoff[seq] = nil
         if latest[delivery.stored.id] == seq { latest[delivery.stored.id] = nil }
         if delivery.stored.kind == .immediate, !delivery.isShown { waitingImmediate -= 1 }
         delivery.expiry = nil
@@ -290,9 +292,12 @@ final class Presenter {
         var postponed: [Int64] = []
         while canSendNow, let seq = queue.popFirst() {
             guard let delivery = deliveries[seq], delivery.isWaiting else { continue }
-            if delivery.retryAt > clock {
-                postponed.append(seq)
-                continue
+            if let retryAt = backoff[seq] {
+                guard retryAt <= clock else {
+                    postponed.append(seq)
+                    continue
+                }
+                backoff[seq] = nil
             }
             send(delivery)
         }
@@ -355,6 +360,9 @@ final class Presenter {
             remove(delivery)
             return
         }
+        // A notification that replaced another (replaces_id) took its server id: the
+        // one replaced is gone from the screen.
+        if let replaced = onScreen[serverID].flatMap({ deliveries[$0] }) { remove(replaced) }
         onScreen[serverID] = delivery.stored.seq
         shownOrder.append(serverID)
         if let expires = delivery.stored.alert.expires, expires > 0 {
@@ -397,7 +405,7 @@ final class Presenter {
             return
         }
         let delay = min(500 << (attempts - 1), Self.maxBackoffMilliseconds)
-        delivery.retryAt = EventLoop.monotonicNow() + UInt64(delay) * 1_000_000
+        backoff[delivery.stored.seq] = EventLoop.monotonicNow() + UInt64(delay) * 1_000_000
         logger.warning("Notify for \(id) failed (\(reason)); trying again in \(LateText.describe(Double(delay) / 1000)) or when a server appears.")
         record(delivery, .retried, "Attempt \(attempts) failed: \(reason). Sending it again.")
         // It has to wait now: it goes in the store, with its count of attempts.
@@ -422,8 +430,7 @@ final class Presenter {
 
     /// One loop timeout at the earliest back-off of what waits; none when nothing does.
     private func armRetry() {
-        let earliest = queue.lazy.compactMap { self.deliveries[$0]?.retryAt }.filter { $0 > 0 }.min()
-        guard client.isReady, let earliest else {
+        guard client.isReady, let earliest = backoff.values.min() else {
             retryTimer = nil
             return
         }
@@ -443,7 +450,7 @@ final class Presenter {
             serverChanged()
         case .ready:
             // A new server: what was backing off from the old one goes now.
-            for seq in queue { deliveries[seq]?.retryAt = 0 }
+            backoff.removeAll()
             pump()
         case .actionInvoked(let serverID, let key):
             pressed(serverID: serverID, key: key)
@@ -466,7 +473,6 @@ final class Presenter {
                 continue
             }
             delivery.state = .waiting
-            delivery.retryAt = 0
             if delivery.stored.kind == .immediate { waitingImmediate += 1 }
             reposted.append(delivery.stored.seq)
         }
