@@ -18,6 +18,11 @@ public final class Daemon {
     private var service: SchedulerService?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
+    private var busLost = false
+
+    /// The exit status when the session bus is missing or goes away: 69
+    /// (EX_UNAVAILABLE), on which the user unit restarts chimed, unlike a usage error.
+    public static let busUnavailableStatus: Int32 = 69
 
     /// Connects to the session bus; nothing is claimed or opened yet.
     public init(logger: Logger) throws(DBusError) {
@@ -57,7 +62,10 @@ public final class Daemon {
         do {
             connection.attach(to: loop)
             connection.onDisconnect = { [unowned self] in
-                self.logger.notice("The session bus closed; exiting.")
+                // Not 0: the user unit restarts chimed on a failure, and the next one
+                // reconnects (the schedule is on disk; the store is let go first, below).
+                self.logger.error("The session bus closed; exiting with status \(Self.busUnavailableStatus) for the user unit to start chimed again.")
+                self.busLost = true
                 self.loop.stop()
             }
             signalWatcher = try SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
@@ -104,10 +112,14 @@ public final class Daemon {
             // finds the store free.
             store.close()
         } catch {
+            if !connection.isConnected {
+                logger.error("The session bus closed while chimed started (\(error)); exiting with status \(Self.busUnavailableStatus).")
+                return Self.busUnavailableStatus
+            }
             logger.critical("\(error)")
             return 1
         }
         connection.close()
-        return 0
+        return busLost ? Self.busUnavailableStatus : 0
     }
 }
