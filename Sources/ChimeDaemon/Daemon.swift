@@ -18,6 +18,7 @@ public final class Daemon {
     private var service: SchedulerService?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
+    private var watchdog: Watchdog?
     private var busLost = false
 
     /// The exit status when the session bus is missing or goes away: 69
@@ -107,6 +108,10 @@ public final class Daemon {
             try server.start()
             try scheduler.start(loop: loop)
             logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
+            watchdog = Watchdog(environment: ProcessInfo.processInfo.environment, loop: loop, logger: logger) { [unowned self] in
+                self.connection.isConnected
+            }
+            watchdog?.start()
             try loop.run()
             // Before the name goes (connection.close below): whoever the bus starts next
             // finds the store free.
