@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
@@ -106,6 +107,11 @@ void clinux_child_setup_unblock_signals(void *unused) {
     sigset_t set;
     sigemptyset(&set);
     sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+void clinux_child_setup_session(void *data) {
+    clinux_child_setup_unblock_signals(NULL);
+    umask((mode_t)(uintptr_t)data);
 }
 
 int clinux_notify_socket_send(const char *address, const char *state) {

@@ -28,9 +28,13 @@ enum CommandOutcome: Equatable, Sendable {
 /// watched by the loop, so neither a SIGCHLD handler nor a blocking wait is needed, and
 /// a command that hangs delays nothing else: after its timeout its process group gets
 /// SIGTERM, and SIGKILL 2 seconds later.
+///
+/// With a ``SessionPlacement``, a command gets the session's umask and a scope of its own.
 final class CommandRunner {
     private let loop: EventLoop
     private let logger: Logger
+    /// Where started commands go; shared with the app launcher.
+    let placement: SessionPlacement?
     private var running: [pid_t: Child] = [:]
     private var nextDeliveryID = 0
     private var deliveries: [Int: Source] = [:]
@@ -38,9 +42,10 @@ final class CommandRunner {
     /// How long a command has after SIGTERM before SIGKILL.
     static let killDelayMilliseconds = 2_000
 
-    init(loop: EventLoop, logger: Logger) {
+    init(loop: EventLoop, logger: Logger, placement: SessionPlacement? = nil) {
         self.loop = loop
         self.logger = logger
+        self.placement = placement
     }
 
     /// The commands started and not yet reaped.
@@ -75,7 +80,8 @@ final class CommandRunner {
         let written = Self.write(input, from: 0, to: writeEnd)
 
         var pid: pid_t = 0
-        let status = Self.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid)
+        let spawn = { Self.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid) }
+        let status = placement?.withSessionUmask(spawn) ?? spawn()
         guard status == 0 else {
             close(readEnd)
             close(writeEnd)
@@ -84,6 +90,8 @@ final class CommandRunner {
         let child = Child(pid: pid, context: context)
         running[pid] = child
         logger.debug("Action '\(action)' on \(id): started \(program) as process \(pid).")
+        placement?.moveToOwnScope(pid: pid, applicationID: program.split(separator: "/").last.map(String.init) ?? program,
+                                  description: "\(program), run by Chime for '\(action)' on notification \(id)")
         if userInfoJSON.utf8.count > Self.environmentLimit {
             logger.notice("Action '\(action)' on \(id): the userInfo is too large for CHIME_USER_INFO; \(program) has it on standard input only.")
         }

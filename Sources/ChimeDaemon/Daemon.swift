@@ -58,8 +58,9 @@ public final class Daemon {
 
     /// Runs until SIGTERM, SIGINT or the end of the session; returns the exit status.
     public func run() -> Int32 {
-        // The schedule is private: the data directory 0700, its files 0600.
-        umask(0o077)
+        // The schedule is private: the data directory 0700, its files 0600. What chimed
+        // starts gets the session's own umask back.
+        let sessionUmask = umask(0o077)
         do {
             connection.attach(to: loop)
             connection.onDisconnect = { [unowned self] in
@@ -99,8 +100,10 @@ public final class Daemon {
             }
             let scheduler = Scheduler(store: store, server: server, logger: logger)
             let commits = CommitQueue(store: store, loop: loop)
+            let placement = SessionPlacement(sessionUmask: sessionUmask, connection: connection, logger: logger)
+            let commands = CommandRunner(loop: loop, logger: logger, placement: placement)
             let service = SchedulerService(connection: connection, server: server, store: store, scheduler: scheduler,
-                                           commits: commits, commands: CommandRunner(loop: loop, logger: logger), logger: logger)
+                                           commits: commits, commands: commands, logger: logger)
             self.service = service
             loadConfig()
             registration = try connection.export([service.interface], at: SchedulerService.path)

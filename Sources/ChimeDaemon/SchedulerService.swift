@@ -37,7 +37,7 @@ final class SchedulerService {
          commands: CommandRunner, logger: Logger, now: @escaping () -> Date = Date.init) {
         self.connection = connection
         self.commands = commands
-        self.launcher = AppLauncher(connection: connection, logger: logger)
+        self.launcher = AppLauncher(connection: connection, logger: logger, placement: commands.placement)
         self.server = server
         self.store = store
         self.scheduler = scheduler
