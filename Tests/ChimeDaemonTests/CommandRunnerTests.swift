@@ -47,9 +47,10 @@ struct CommandRunnerTests {
         private(set) var runner: CommandRunner!
         private var completed = 0
 
-        init(placement: SessionPlacement? = nil) throws {
+        init(placement: SessionPlacement? = nil, maxRunning: Int = CommandRunner.defaultMaxRunning,
+             maxWaiting: Int = CommandRunner.defaultMaxWaiting) throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            runner = CommandRunner(loop: loop, logger: log.logger, placement: placement)
+            runner = CommandRunner(loop: loop, logger: log.logger, placement: placement, maxRunning: maxRunning, maxWaiting: maxWaiting)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -244,6 +245,51 @@ struct CommandRunnerTests {
         let json = CommandRunner.userInfoJSON(["big": .string(String(repeating: "y", count: 300_000))])
         #expect(try harness.run(["/bin/true"], userInfoJSON: json) == .exited(0))
         #expect(try harness.run(["/bin/sh", "-c", "exit 5"]) == .exited(5))
+    }
+
+    // MARK: - Limits
+
+    /// A bus client can press a button in a loop: the commands must not all run at once.
+    @Test func atMostTwoRunTheNextTwoWaitAndOneMoreIsRefused() throws {
+        let harness = try Harness(maxRunning: 2, maxWaiting: 2)
+        // Each command notes its start, then waits until the test writes to its FIFO.
+        let script = #"echo "$CHIME_ID" >> "$1"; read line < "$2""#
+        for index in 1...5 { #expect(mkfifo(harness.file("release-n\(index)"), 0o600) == 0) }
+        let boxes = (1...5).map { index in
+            harness.start(["/bin/sh", "-c", script, "sh", harness.file("started"), harness.file("release-n\(index)")],
+                          id: "n\(index)")
+        }
+        #expect(harness.runner.runningCount == 2)
+        #expect(harness.runner.waitingCount == 2)
+        #expect(harness.log.contains("info: Action 'act' on n3: 2 commands are running; /bin/sh waits for one to end."))
+
+        let refusal = "2 commands are running and 2 are waiting, the most Chime allows; this one is not run."
+        try harness.drive { boxes[4].outcome != nil }
+        #expect(boxes[4].outcome == .failedToStart(refusal))
+        #expect(harness.log.contains("error: Action 'act' on n5: \(refusal)"))
+
+        /// Lets command `index` end, and runs the loop until it is reaped.
+        func release(_ index: Int) throws {
+            let fd = open(harness.file("release-n\(index)"), O_WRONLY)
+            #expect(fd >= 0)
+            _ = write(fd, "\n", 1)
+            close(fd)
+            try harness.drive { boxes[index - 1].outcome != nil }
+            #expect(boxes[index - 1].outcome == .exited(0))
+            #expect(harness.runner.runningCount <= 2)
+        }
+        try release(1)
+        #expect(harness.runner.runningCount == 2)
+        #expect(harness.runner.waitingCount == 1)
+        try release(2)
+        #expect(harness.runner.waitingCount == 0)
+        try release(3)
+        try release(4)
+        #expect(harness.runner.runningCount == 0)
+
+        let started = try harness.read("started").split(separator: "\n").map(String.init)
+        #expect(Set(started.prefix(2)) == ["n1", "n2"])
+        #expect(Array(started.dropFirst(2)) == ["n3", "n4"])
     }
 
     // MARK: - The session's umask and scope
