@@ -44,7 +44,8 @@ static struct {
     void *(*app_info_new)(const char *);
     int (*get_boolean)(void *, const char *);
     const char *const *(*list_actions)(void *);
-    int (*launch)(void *, void *, void *, int, void (*)(void *), void *, void *, void *, chime_gerror **);
+    int (*launch)(void *, void *, void *, int, void (*)(void *), void *, void (*)(void *, int, void *), void *,
+                  chime_gerror **);
     void (*unref)(void *);
     void (*error_free)(chime_gerror *);
 } g;
@@ -84,15 +85,25 @@ const char *const *chime_app_info_list_actions(void *info)
     return load_gio() ? g.list_actions(info) : NULL;
 }
 
-int chime_app_info_launch(void *info, void (*child_setup)(void *), char **error_message)
+// A GDesktopAppLaunchCallback: GIO reports the pid of the process it started.
+static void record_pid(void *info, int pid, void *data)
 {
+    (void)info;
+    *(int *)data = pid;
+}
+
+int chime_app_info_launch(void *info, void (*child_setup)(void *), void *child_setup_data, int *pid,
+                          char **error_message)
+{
+    if (pid) *pid = 0;
     if (!load_gio()) {
         if (error_message) *error_message = strdup(load_error);
         return 0;
     }
     enum { G_SPAWN_SEARCH_PATH = 1 << 2 };
     chime_gerror *error = NULL;
-    int launched = g.launch(info, NULL, NULL, G_SPAWN_SEARCH_PATH, child_setup, NULL, NULL, NULL, &error);
+    int launched = g.launch(info, NULL, NULL, G_SPAWN_SEARCH_PATH, child_setup, child_setup_data,
+                            pid ? record_pid : NULL, pid, &error);
     if (!launched && error_message) {
         *error_message = strdup(error && error->message ? error->message : "unknown error");
     }

@@ -4,7 +4,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
@@ -107,6 +111,30 @@ void clinux_child_setup_unblock_signals(void *unused) {
     sigset_t set;
     sigemptyset(&set);
     sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+void clinux_child_setup_session(void *data) {
+    clinux_child_setup_unblock_signals(NULL);
+    umask((mode_t)(uintptr_t)data);
+}
+
+int clinux_notify_socket_send(const char *address, const char *state) {
+    struct sockaddr_un where;
+    memset(&where, 0, sizeof where);
+    where.sun_family = AF_UNIX;
+    size_t length = strlen(address);
+    if (length < 2 || length >= sizeof where.sun_path || (address[0] != '/' && address[0] != '@')) return -EINVAL;
+    memcpy(where.sun_path, address, length);
+    // An abstract name has no terminating NUL: its length is all there is.
+    socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length);
+    if (address[0] == '@') where.sun_path[0] = 0;
+    else size += 1;
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    ssize_t sent = sendto(fd, state, strlen(state), MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&where, size);
+    int error = sent < 0 ? errno : 0;
+    close(fd);
+    return -error;
 }
 
 // Declared by glibc only with _GNU_SOURCE, like posix_spawn_file_actions_addclosefrom_np.

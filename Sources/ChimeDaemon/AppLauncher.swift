@@ -22,7 +22,8 @@ import Logging
 /// - Any other entry is launched with its `Exec=` line (GIO handles field codes and
 ///   `Terminal=`), with no files or URIs.
 ///
-/// Failures are logged; nothing else depends on them.
+/// An app launched from its `Exec=` line gets the session's umask and a scope of its own
+/// (see ``SessionPlacement``). Failures are logged; nothing else depends on them.
 ///
 /// GLib reads `XDG_DATA_HOME` and `XDG_DATA_DIRS` once per process, at its first lookup.
 /// Launching an ordinary entry makes GLib open its own session bus connection (GDBus,
@@ -30,6 +31,7 @@ import Logging
 final class AppLauncher {
     private let connection: Connection
     private let logger: Logger
+    private let placement: SessionPlacement?
 
     /// The action an app lists in its desktop entry to be handed the notification.
     static let notificationAction = "notification"
@@ -37,9 +39,11 @@ final class AppLauncher {
     /// How long the app (started by the bus, perhaps) has to answer.
     static let callTimeoutMilliseconds: Int32 = 25_000
 
-    init(connection: Connection, logger: Logger) {
+    /// Without `placement`, apps get chimed's umask and stay in its cgroup.
+    init(connection: Connection, logger: Logger, placement: SessionPlacement? = nil) {
         self.connection = connection
         self.logger = logger
+        self.placement = placement
     }
 
     /// Opens the app of `desktopEntry` (with or without `.desktop`) for notification `id`.
@@ -118,14 +122,24 @@ final class AppLauncher {
 
     private func launch(_ info: UnsafeMutableRawPointer, name: String, id: String) {
         var message: UnsafeMutablePointer<CChar>?
+        var pid: Int32 = 0
         // Without G_SPAWN_DO_NOT_REAP_CHILD GLib spawns through an intermediate child that
-        // it reaps at once: the app is nobody's child here, and no SIGCHLD is needed.
+        // it reaps at once: the app is nobody's child here, and no SIGCHLD is needed; the
+        // pid GIO reports is the app's own.
         // The setup function runs in the app's process before exec: the signals the
-        // daemon blocks for its signalfd must not stay blocked in the app. GLib 2.74
-        // clears the mask of its children by itself; this keeps it so on any version.
-        let launched = chime_app_info_launch(info, clinux_child_setup_unblock_signals, &message)
+        // daemon blocks for its signalfd must not stay blocked in the app (GLib 2.74
+        // clears the mask of its children by itself; this keeps it so on any version),
+        // and the umask is set there, in the child, so the daemon's own never changes.
+        let launched: Int32
+        if let placement {
+            let umaskData = UnsafeMutableRawPointer(bitPattern: UInt(placement.sessionUmask))
+            launched = chime_app_info_launch(info, clinux_child_setup_session, umaskData, &pid, &message)
+        } else {
+            launched = chime_app_info_launch(info, clinux_child_setup_unblock_signals, nil, &pid, &message)
+        }
         if launched != 0 {
-            logger.info("Notification \(id): launched \(name) from its desktop entry.")
+            logger.info("Notification \(id): launched \(name) from its desktop entry\(pid > 0 ? " as process \(pid)" : "").")
+            placement?.moveToOwnScope(pid: pid, applicationID: name, description: "\(name) opened by Chime for notification \(id)")
             return
         }
         let reason = message.map { String(cString: $0) } ?? "unknown error"

@@ -28,31 +28,77 @@ enum CommandOutcome: Equatable, Sendable {
 /// watched by the loop, so neither a SIGCHLD handler nor a blocking wait is needed, and
 /// a command that hangs delays nothing else: after its timeout its process group gets
 /// SIGTERM, and SIGKILL 2 seconds later.
+///
+/// Any bus client can press a button (`InvokeAction`), as fast as it likes: at most
+/// ``maxRunning`` commands run at once, the next ``maxWaiting`` wait for one of them to
+/// end, and a press past that is refused with a log line (its command never runs).
+///
+/// With a ``SessionPlacement``, a command gets the session's umask and a scope of its own.
 final class CommandRunner {
     private let loop: EventLoop
     private let logger: Logger
+    /// Where started commands go; shared with the app launcher.
+    let placement: SessionPlacement?
+    /// How many commands run at once.
+    let maxRunning: Int
+    /// How many wait for a free place; a press past that is refused.
+    let maxWaiting: Int
     private var running: [pid_t: Child] = [:]
+    private var waiting: [Request] = []
     private var nextDeliveryID = 0
     private var deliveries: [Int: Source] = [:]
 
     /// How long a command has after SIGTERM before SIGKILL.
     static let killDelayMilliseconds = 2_000
+    /// The default of ``maxRunning``: more than a person presses, few enough that a
+    /// flood of presses cannot exhaust the user's processes.
+    static let defaultMaxRunning = 8
+    /// The default of ``maxWaiting``.
+    static let defaultMaxWaiting = 64
 
-    init(loop: EventLoop, logger: Logger) {
+    init(loop: EventLoop, logger: Logger, placement: SessionPlacement? = nil,
+         maxRunning: Int = CommandRunner.defaultMaxRunning, maxWaiting: Int = CommandRunner.defaultMaxWaiting) {
         self.loop = loop
         self.logger = logger
+        self.placement = placement
+        self.maxRunning = max(1, maxRunning)
+        self.maxWaiting = max(0, maxWaiting)
     }
 
     /// The commands started and not yet reaped.
     var runningCount: Int { running.count }
 
-    /// Starts `argv` for button `action` of notification `id` and returns at once;
-    /// `completion` runs later from the loop (never from inside this call) with the outcome.
+    /// The commands waiting for a free place.
+    var waitingCount: Int { waiting.count }
+
+    /// Starts `argv` for button `action` of notification `id` (or queues it while
+    /// ``maxRunning`` commands run) and returns at once; `completion` runs later from the
+    /// loop (never from inside this call) with the outcome.
     func run(
         argv: [String], timeout: TimeInterval, id: String, action: String, userInfoJSON: String,
         completion: ((CommandOutcome) -> Void)? = nil
     ) {
-        let context = Context(id: id, action: action, program: argv.first ?? "", completion: completion)
+        let request = Request(argv: argv, timeout: timeout, userInfoJSON: userInfoJSON,
+                              context: Context(id: id, action: action, program: argv.first ?? "", completion: completion))
+        guard running.count >= maxRunning else { return start(request) }
+        guard waiting.count < maxWaiting else {
+            return failed(request.context, "\(running.count) commands are running and \(waiting.count) are waiting, "
+                          + "the most Chime allows; this one is not run.")
+        }
+        waiting.append(request)
+        logger.info("Action '\(action)' on \(id): \(running.count) commands are running; \(request.context.program) waits for one to end.")
+    }
+
+    /// Starts the commands that waited, as places free up.
+    private func startWaiting() {
+        while running.count < maxRunning, !waiting.isEmpty {
+            start(waiting.removeFirst())
+        }
+    }
+
+    private func start(_ request: Request) {
+        let (argv, timeout, userInfoJSON, context) = (request.argv, request.timeout, request.userInfoJSON, request.context)
+        let (id, action) = (context.id, context.action)
         guard let program = argv.first, !program.isEmpty else {
             return failed(context, "The command is empty.")
         }
@@ -75,7 +121,8 @@ final class CommandRunner {
         let written = Self.write(input, from: 0, to: writeEnd)
 
         var pid: pid_t = 0
-        let status = Self.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid)
+        let spawn = { Self.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid) }
+        let status = placement?.withSessionUmask(spawn) ?? spawn()
         guard status == 0 else {
             close(readEnd)
             close(writeEnd)
@@ -84,6 +131,8 @@ final class CommandRunner {
         let child = Child(pid: pid, context: context)
         running[pid] = child
         logger.debug("Action '\(action)' on \(id): started \(program) as process \(pid).")
+        placement?.moveToOwnScope(pid: pid, applicationID: program.split(separator: "/").last.map(String.init) ?? program,
+                                  description: "\(program), run by Chime for '\(action)' on notification \(id)")
         if userInfoJSON.utf8.count > Self.environmentLimit {
             logger.notice("Action '\(action)' on \(id): the userInfo is too large for CHIME_USER_INFO; \(program) has it on standard input only.")
         }
@@ -288,11 +337,20 @@ final class CommandRunner {
             logger.error("\(prefix): \(sentence)")
         }
         context.completion?(outcome)
+        startWaiting()
     }
 
     private static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
+}
+
+/// A command to start, kept while it waits for a free place.
+private struct Request {
+    let argv: [String]
+    let timeout: TimeInterval
+    let userInfoJSON: String
+    let context: Context
 }
 
 /// What a run is for: named in its log lines, told how it ended.

@@ -20,6 +20,12 @@ public final class Daemon {
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
     private var upkeep: StoreUpkeep?
+    private var watchdog: Watchdog?
+    private var busLost = false
+
+    /// The exit status when the session bus is missing or goes away: 69
+    /// (EX_UNAVAILABLE), on which the user unit restarts chimed, unlike a usage error.
+    public static let busUnavailableStatus: Int32 = 69
 
     /// Connects to the session bus; nothing is claimed or opened yet.
     public init(logger: Logger) throws(DBusError) {
@@ -55,12 +61,16 @@ public final class Daemon {
 
     /// Runs until SIGTERM, SIGINT or the end of the session; returns the exit status.
     public func run() -> Int32 {
-        // The schedule is private: the data directory 0700, its files 0600.
-        umask(0o077)
+        // The schedule is private: the data directory 0700, its files 0600. What chimed
+        // starts gets the session's own umask back.
+        let sessionUmask = umask(0o077)
         do {
             connection.attach(to: loop)
             connection.onDisconnect = { [unowned self] in
-                self.logger.notice("The session bus closed; exiting.")
+                // Not 0: the user unit restarts chimed on a failure, and the next one
+                // reconnects (the schedule is on disk; the store is let go first, below).
+                self.logger.error("The session bus closed; exiting with status \(Self.busUnavailableStatus) for the user unit to start chimed again.")
+                self.busLost = true
                 self.loop.stop()
             }
             signalWatcher = try SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
@@ -91,11 +101,12 @@ public final class Daemon {
                 return error.mayPass ? 75 : 1
             }
             let commits = CommitQueue(store: store, loop: loop)
+            let placement = SessionPlacement(sessionUmask: sessionUmask, connection: connection, logger: logger)
+            let commands = CommandRunner(loop: loop, logger: logger, placement: placement)
             let presenter = Presenter(client: client, store: store, commits: commits, loop: loop, logger: logger)
             let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, logger: logger)
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
-                                           scheduler: scheduler, commits: commits,
-                                           commands: CommandRunner(loop: loop, logger: logger), logger: logger)
+                                           scheduler: scheduler, commits: commits, commands: commands, logger: logger)
             self.presenter = presenter
             self.service = service
             loadConfig()
@@ -109,15 +120,25 @@ public final class Daemon {
                 scheduler.upcoming.next
             }
             logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
+            watchdog = Watchdog(environment: ProcessInfo.processInfo.environment, loop: loop, logger: logger) { [unowned self] in
+                self.connection.isConnected
+            }
+            watchdog?.start()
             try loop.run()
-            // Before the name goes (connection.close below): whoever the bus starts next
-            // finds the store free.
+            // What the last turn staged (a firing just before SIGTERM, say) is written
+            // before the store goes; before the name goes (connection.close below), so
+            // whoever the bus starts next finds the store free.
+            commits.commit()
             store.close()
         } catch {
+            if !connection.isConnected {
+                logger.error("The session bus closed while chimed started (\(error)); exiting with status \(Self.busUnavailableStatus).")
+                return Self.busUnavailableStatus
+            }
             logger.critical("\(error)")
             return 1
         }
         connection.close()
-        return 0
+        return busLost ? Self.busUnavailableStatus : 0
     }
 }

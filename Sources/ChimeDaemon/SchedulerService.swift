@@ -30,7 +30,7 @@ final class SchedulerService {
          commits: CommitQueue, commands: CommandRunner, logger: Logger, now: @escaping () -> Date = Date.init) {
         self.connection = connection
         self.commands = commands
-        self.launcher = AppLauncher(connection: connection, logger: logger)
+        self.launcher = AppLauncher(connection: connection, logger: logger, placement: commands.placement)
         self.client = client
         self.presenter = presenter
         self.store = store

@@ -78,6 +78,7 @@ public final class Connection {
         if loopBridge != nil {
             dbus_connection_set_watch_functions(raw, nil, nil, nil, nil, nil)
             dbus_connection_set_timeout_functions(raw, nil, nil, nil, nil, nil)
+            dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
             loopBridge = nil
         }
     }
@@ -168,12 +169,20 @@ public final class Connection {
 
     /// Lets `loop` drive this connection: libdbus's watches and timeouts become loop
     /// sources, and queued messages are dispatched before the loop sleeps.
+    ///
+    /// Messages can also be queued after that dispatch, by a call into libdbus from a
+    /// handler or a later prepare hook: sending finds a reset socket there, closes it and
+    /// queues `Disconnected`, and no descriptor is left to wake the loop (chimed then
+    /// slept forever with its bus gone, in 2 of 150 rounds). libdbus reports every such
+    /// change of its dispatch status, which wakes the loop at once.
     public func attach(to loop: EventLoop) {
         let bridge = LoopBridge(loop: loop)
         loopBridge = bridge
+        bridge.dispatch = { [unowned self] in self.dispatchQueued() }
         let data = Unmanaged.passUnretained(bridge).toOpaque()
         dbus_connection_set_watch_functions(raw, addWatch, removeWatch, toggleWatch, data, nil)
         dbus_connection_set_timeout_functions(raw, addTimeout, removeTimeout, toggleTimeout, data, nil)
+        dbus_connection_set_dispatch_status_function(raw, dispatchStatusChanged, data, nil)
         bridge.prepareSource = loop.prepare { [unowned self] in self.dispatchQueued() }
     }
 
@@ -369,8 +378,22 @@ private final class LoopBridge {
     var timeouts: [OpaquePointer: Source] = [:]
     var knownTimeouts: Set<OpaquePointer> = []
     var prepareSource: Source?
+    /// Dispatches what libdbus has queued; set by the connection.
+    var dispatch: () -> Void = {}
+    private var dispatchSoon: Source?
 
     init(loop: EventLoop) { self.loop = loop }
+
+    /// Dispatches from the loop as soon as it is back in control: libdbus forbids
+    /// dispatching from inside its own call.
+    func scheduleDispatch() {
+        guard dispatchSoon == nil else { return }
+        dispatchSoon = loop.timeout(afterMilliseconds: 0) { [weak self] in
+            guard let self else { return }
+            self.dispatchSoon = nil
+            self.dispatch()
+        }
+    }
 
     func events(of watch: OpaquePointer) -> EventLoop.Events {
         guard dbus_watch_get_enabled(watch) != 0 else { return [] }
@@ -457,6 +480,11 @@ private let addTimeout: DBusAddTimeoutFunction = { timeout, data in
 private let removeTimeout: DBusRemoveTimeoutFunction = { timeout, data in
     guard let timeout, let bridge = bridge(data) else { return }
     bridge.remove(timeout: timeout)
+}
+
+private let dispatchStatusChanged: DBusDispatchStatusFunction = { _, status, data in
+    guard status == DBUS_DISPATCH_DATA_REMAINS, let bridge = bridge(data) else { return }
+    bridge.scheduleDispatch()
 }
 
 private let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in

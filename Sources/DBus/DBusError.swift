@@ -45,6 +45,7 @@ public struct DBusError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let unknownPropertyName = "org.freedesktop.DBus.Error.UnknownProperty"
     public static let serviceUnknownName = "org.freedesktop.DBus.Error.ServiceUnknown"
     public static let noReplyName = "org.freedesktop.DBus.Error.NoReply"
+    public static let nameHasNoOwnerName = "org.freedesktop.DBus.Error.NameHasNoOwner"
 }
 
 /// Runs `body` with a fresh libdbus error, for the validators and blocking calls.

@@ -40,6 +40,6 @@ do {
     daemon = try Daemon(logger: logger)
 } catch {
     logger.critical("\(error)")
-    exit(69)
+    exit(Daemon.busUnavailableStatus)
 }
 exit(daemon.run())

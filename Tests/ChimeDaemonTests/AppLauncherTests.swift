@@ -70,6 +70,22 @@ private enum Entries {
             Exec=\(script.path)
 
             """)
+        // Writes its umask and its pid, then renames, as above.
+        let placed = root.appendingPathComponent("placed.sh")
+        try! """
+            #!/bin/sh
+            printf '%s %s\\n' "$(umask)" "$$" > "\(root.path)/placed.tmp"
+            mv "\(root.path)/placed.tmp" "\(root.path)/placed"
+
+            """.write(to: placed, atomically: true, encoding: .utf8)
+        chmod(placed.path, 0o755)
+        write("org.example.Placed.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Placed
+            Exec=\(placed.path)
+
+            """)
         setenv("XDG_DATA_HOME", root.appendingPathComponent("data").path, 1)
         // Only this directory: the machine's own applications stay out of the tests.
         setenv("XDG_DATA_DIRS", root.appendingPathComponent("system").path, 1)
@@ -189,6 +205,30 @@ private enum Entries {
         withExtendedLifetime(watcher) {}
         #expect(try String(contentsOf: launched, encoding: .utf8) == "SigBlk:\t0000000000000000\n")
         #expect(log.contains("launched org.example.Launched from its desktop entry"))
+    }
+
+    /// GIO reports the app's own pid (not that of GLib's intermediate child), and the
+    /// app gets the session's umask, set in the child only.
+    @Test func anOrdinaryEntryGetsTheSessionsUmaskAndAScopeOfItsOwn() throws {
+        let placed = Entries.directory.appendingPathComponent("placed")
+        try? FileManager.default.removeItem(at: placed)
+        let manager = try CommandRunnerTests.FakeManager(session: session, loop: loop)
+        let launcher = AppLauncher(connection: connection, logger: log.logger,
+                                   placement: SessionPlacement(sessionUmask: 0o027, connection: connection, logger: log.logger))
+        let before = try CommandRunnerTests.currentUmask()
+        launcher.open(desktopEntry: "org.example.Placed", id: "n13", userInfo: [:])
+        #expect(try CommandRunnerTests.currentUmask() == before)
+
+        var appeared = false
+        let watcher = try FileWatcher(loop: loop, path: placed.path) { _ in appeared = true }
+        try drive { (appeared || FileManager.default.fileExists(atPath: placed.path)) && !manager.calls.isEmpty }
+        withExtendedLifetime(watcher) {}
+        let fields = try String(contentsOf: placed, encoding: .utf8).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(fields.first == "0027")
+        let pid = try #require(fields.last.flatMap { UInt32($0) })
+        #expect(manager.calls.first?.first == .string("app-chime-org.example.Placed-\(pid).scope"))
+        #expect(manager.calls.first?[2].arrayElements?.first == .structure([.string("PIDs"), .variant(.array(element: "u", [.uint32(pid)]))]))
+        #expect(log.contains("launched org.example.Placed from its desktop entry as process \(pid)."))
     }
 
     @Test func aMissingEntryIsLoggedAndNothingElseHappens() throws {

@@ -1,11 +1,13 @@
 import ChimeCore
 import CLinux
+import DBus
 import EventLoop
 import Foundation
 import Glibc
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 @testable import ChimeDaemon
 
 /// Keeps what a logger was given, for tests that check a failure is logged.
@@ -45,9 +47,10 @@ struct CommandRunnerTests {
         private(set) var runner: CommandRunner!
         private var completed = 0
 
-        init() throws {
+        init(placement: SessionPlacement? = nil, maxRunning: Int = CommandRunner.defaultMaxRunning,
+             maxWaiting: Int = CommandRunner.defaultMaxWaiting) throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            runner = CommandRunner(loop: loop, logger: log.logger)
+            runner = CommandRunner(loop: loop, logger: log.logger, placement: placement, maxRunning: maxRunning, maxWaiting: maxWaiting)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -242,6 +245,136 @@ struct CommandRunnerTests {
         let json = CommandRunner.userInfoJSON(["big": .string(String(repeating: "y", count: 300_000))])
         #expect(try harness.run(["/bin/true"], userInfoJSON: json) == .exited(0))
         #expect(try harness.run(["/bin/sh", "-c", "exit 5"]) == .exited(5))
+    }
+
+    // MARK: - Limits
+
+    /// A bus client can press a button in a loop: the commands must not all run at once.
+    @Test func atMostTwoRunTheNextTwoWaitAndOneMoreIsRefused() throws {
+        let harness = try Harness(maxRunning: 2, maxWaiting: 2)
+        // Each command notes its start, then waits until the test writes to its FIFO.
+        let script = #"echo "$CHIME_ID" >> "$1"; read line < "$2""#
+        for index in 1...5 { #expect(mkfifo(harness.file("release-n\(index)"), 0o600) == 0) }
+        let boxes = (1...5).map { index in
+            harness.start(["/bin/sh", "-c", script, "sh", harness.file("started"), harness.file("release-n\(index)")],
+                          id: "n\(index)")
+        }
+        #expect(harness.runner.runningCount == 2)
+        #expect(harness.runner.waitingCount == 2)
+        #expect(harness.log.contains("info: Action 'act' on n3: 2 commands are running; /bin/sh waits for one to end."))
+
+        let refusal = "2 commands are running and 2 are waiting, the most Chime allows; this one is not run."
+        try harness.drive { boxes[4].outcome != nil }
+        #expect(boxes[4].outcome == .failedToStart(refusal))
+        #expect(harness.log.contains("error: Action 'act' on n5: \(refusal)"))
+
+        /// Lets command `index` end, and runs the loop until it is reaped.
+        func release(_ index: Int) throws {
+            let fd = open(harness.file("release-n\(index)"), O_WRONLY)
+            #expect(fd >= 0)
+            _ = write(fd, "\n", 1)
+            close(fd)
+            try harness.drive { boxes[index - 1].outcome != nil }
+            #expect(boxes[index - 1].outcome == .exited(0))
+            #expect(harness.runner.runningCount <= 2)
+        }
+        try release(1)
+        #expect(harness.runner.runningCount == 2)
+        #expect(harness.runner.waitingCount == 1)
+        try release(2)
+        #expect(harness.runner.waitingCount == 0)
+        try release(3)
+        try release(4)
+        #expect(harness.runner.runningCount == 0)
+
+        let started = try harness.read("started").split(separator: "\n").map(String.init)
+        #expect(Set(started.prefix(2)) == ["n1", "n2"])
+        #expect(Array(started.dropFirst(2)) == ["n3", "n4"])
+    }
+
+    // MARK: - The session's umask and scope
+
+    /// The process's umask, read without changing it (umask(2) can only set it).
+    static func currentUmask() throws -> String {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        return status.split(separator: "\n").first { $0.hasPrefix("Umask:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+
+    @Test func theCommandGetsTheSessionsUmaskAndTheDaemonKeepsItsOwn() throws {
+        let before = try Self.currentUmask()
+        let harness = try Harness(placement: SessionPlacement(sessionUmask: 0o027, connection: nil, logger: LogRecorder().logger))
+        #expect(try harness.run(["/bin/sh", "-c", #"umask > "$1""#, "sh", harness.file("umask")]) == .exited(0))
+        #expect(try harness.read("umask") == "0027\n")
+        #expect(try Self.currentUmask() == before)
+    }
+
+    @Test func scopeNamesFollowSystemdsNamingForApps() {
+        #expect(SessionPlacement.scopeName(applicationID: "org.example.App", pid: 42) == "app-chime-org.example.App-42.scope")
+        #expect(SessionPlacement.scopeName(applicationID: "notify-send", pid: 7) == #"app-chime-notify\x2dsend-7.scope"#)
+        #expect(SessionPlacement.scopeName(applicationID: ".hidden é/x", pid: 1) == #"app-chime-\x2ehidden\x20\xc3\xa9\x2fx-1.scope"#)
+        #expect(SessionPlacement.scopeName(applicationID: "", pid: 1) == "app-chime-unnamed-1.scope")
+        let long = SessionPlacement.scopeName(applicationID: String(repeating: "-", count: 300), pid: 1234567)
+        #expect(long.count <= 255 && long.hasSuffix("x2d-1234567.scope"))
+    }
+
+    /// A stand-in systemd user manager on a test bus, recording StartTransientUnit.
+    final class FakeManager {
+        let connection: Connection
+        var calls: [[Value]] = []
+        private var registration: Registration?
+        static let job = try! ObjectPath("/org/freedesktop/systemd1/job/1")
+
+        init(session: TestSession, loop: EventLoop) throws {
+            connection = try Connection.bus(address: session.address)
+            connection.attach(to: loop)
+            #expect(try connection.requestName(BusName("org.freedesktop.systemd1")) == .owned)
+            registration = try connection.export([Interface(try InterfaceName("org.freedesktop.systemd1.Manager"), methods: [
+                Method(try MemberName("StartTransientUnit"),
+                       inputs: [Argument("name", "s"), Argument("mode", "s"), Argument("properties", "a(sv)"),
+                                Argument("aux", "a(sa(sv))")],
+                       outputs: [Argument("job", "o")]) { [unowned self] call in
+                    self.calls.append(call.arguments)
+                    return [.objectPath(Self.job)]
+                },
+            ])], at: try ObjectPath("/org/freedesktop/systemd1"))
+        }
+    }
+
+    @Test func aUserManagerIsAskedForAScopeHoldingTheCommand() throws {
+        let session = try TestSession(capabilities: nil)
+        let connection = try Connection.bus(address: session.address)
+        let placementLog = LogRecorder()
+        let harness = try Harness(placement: SessionPlacement(sessionUmask: 0o022, connection: connection, logger: placementLog.logger))
+        connection.attach(to: harness.loop)
+        let manager = try FakeManager(session: session, loop: harness.loop)
+
+        #expect(try harness.run(["/bin/sh", "-c", #"echo $$ > "$1""#, "sh", harness.file("pid")]) == .exited(0))
+        try harness.drive { !manager.calls.isEmpty }
+        let pid = try #require(UInt32(try harness.read("pid").trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(manager.calls.count == 1)
+        #expect(manager.calls.first == [
+            .string("app-chime-sh-\(pid).scope"), .string("fail"),
+            .array(element: "(sv)", [
+                .structure([.string("PIDs"), .variant(.array(element: "u", [.uint32(pid)]))]),
+                .structure([.string("Description"), .variant(.string("/bin/sh, run by Chime for 'act' on notification n1"))]),
+                .structure([.string("CollectMode"), .variant(.string("inactive-or-failed"))]),
+            ]),
+            .array(element: "(sa(sv))", []),
+        ])
+        try harness.drive { placementLog.contains("debug: Process \(pid) runs in app-chime-sh-\(pid).scope.") }
+    }
+
+    @Test func withoutAUserManagerCommandsRunAsBeforeAndThatIsSaid() throws {
+        let session = try TestSession(capabilities: nil)
+        let connection = try Connection.bus(address: session.address)
+        let placementLog = LogRecorder()
+        let harness = try Harness(placement: SessionPlacement(sessionUmask: 0o022, connection: connection, logger: placementLog.logger))
+        connection.attach(to: harness.loop)
+
+        #expect(try harness.run(["/bin/sh", "-c", "exit 0"]) == .exited(0))
+        try harness.drive { placementLog.contains("No systemd user manager on the session bus") }
+        #expect(try harness.run(["/bin/sh", "-c", "exit 4"]) == .exited(4))
+        #expect(placementLog.messages.filter { $0.contains("warning") || $0.contains("error") }.isEmpty, "\(placementLog.messages)")
     }
 
     @Test func userInfoBecomesAJSONObject() {

@@ -167,6 +167,38 @@ struct ConnectionTests {
         #expect(!connection.isConnected)
     }
 
+    /// The bus dies with bytes of ours unread, so the socket is reset, and the reset is
+    /// found by a send made after the connection's dispatch in the same turn of the loop
+    /// (as chimed's group commit answers calls): libdbus then closes the socket and
+    /// queues Disconnected with no descriptor left to wake the loop. It must still be
+    /// reported before the loop sleeps.
+    @Test func aResetFoundBySendingAfterDispatchIsReportedWithoutAnotherTurn() throws {
+        let session = try TestSession(capabilities: nil)
+        let loop = EventLoop()
+        let connection = try Connection.bus(address: session.address)
+        connection.attach(to: loop)
+        var disconnected = false
+        connection.onDisconnect = { disconnected = true }
+        let busPID = try #require(pid_t(try session.pid(of: "org.freedesktop.DBus").split(separator: " ").last?.prefix { $0.isNumber } ?? ""))
+        let happened = try MemberName("Happened")
+
+        kill(busPID, SIGSTOP)
+        try connection.emit(path: Self.path, interface: Self.interface, member: happened, arguments: [.string("unread")])
+        var killNow = true
+        let hook = loop.prepare {
+            guard killNow else { return }
+            killNow = false
+            session.stopBus()
+            try? connection.emit(path: Self.path, interface: Self.interface, member: happened, arguments: [.string("lost")])
+        }
+        // One turn: the hook kills the bus and sends; what follows must not be a 20 s
+        // wait with nothing left to wake it.
+        try loop.runOnce(timeoutMilliseconds: 20_000)
+        #expect(disconnected)
+        #expect(!connection.isConnected)
+        withExtendedLifetime(hook) {}
+    }
+
     @Test func unreachableAddressIsAnError() {
         #expect(throws: DBusError.self) { _ = try Connection.bus(address: "unix:path=/nonexistent/chime-test") }
         #expect(throws: DBusError.self) { _ = try Connection.bus(address: "unix:path=/tmp/a\0b") }

@@ -21,9 +21,13 @@ int chime_app_info_get_boolean(void *info, const char *key);
 /// g_desktop_app_info_list_actions: NULL-terminated, owned by `info`.
 const char *const *chime_app_info_list_actions(void *info);
 /// g_desktop_app_info_launch_uris_as_manager with no URIs, no launch context and
-/// G_SPAWN_SEARCH_PATH. On failure returns 0 and, if `error_message` is not NULL,
-/// stores a malloc'd reason there (free it).
-int chime_app_info_launch(void *info, void (*child_setup)(void *), char **error_message);
+/// G_SPAWN_SEARCH_PATH; `child_setup(child_setup_data)` runs in the app's process before
+/// exec. Stores the pid GIO reports in `pid` (0 when it reports none; without
+/// G_SPAWN_DO_NOT_REAP_CHILD that is the app itself, not GLib's intermediate child).
+/// On failure returns 0 and, if `error_message` is not NULL, stores a malloc'd reason
+/// there (free it).
+int chime_app_info_launch(void *info, void (*child_setup)(void *), void *child_setup_data, int *pid,
+                          char **error_message);
 /// g_object_unref.
 void chime_app_info_free(void *info);
 

@@ -57,6 +57,14 @@ int clinux_spawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, 
 /// A GSpawnChildSetupFunc: in a child between fork and exec, unblocks every signal, since
 /// the daemon blocks SIGTERM, SIGINT and SIGHUP for its signalfd and a mask survives exec.
 void clinux_child_setup_unblock_signals(void *unused);
+/// A GSpawnChildSetupFunc for GIO's launches: unblocks every signal (as above) and
+/// sets the umask `data` carries (a mode_t cast to a pointer), both inherited otherwise
+/// from the daemon, whose umask keeps its store private.
+void clinux_child_setup_session(void *data);
+/// Sends one datagram `state` (such as "WATCHDOG=1") to the sd_notify socket at
+/// `address`: a path, or an abstract name written with a leading '@'. Never blocks.
+/// Returns 0, or a negative errno.
+int clinux_notify_socket_send(const char *address, const char *state);
 /// pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start, so no child spawned
 /// meanwhile inherits them.
 int clinux_pipe_cloexec(int fds[2]);
