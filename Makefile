@@ -113,7 +113,8 @@ bench:
 soak:
 	scripts/deps.sh bench
 	$(MAKE) --no-print-directory release
-	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/soak.sh
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	SWIFT="$(SWIFT)" CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/soak.sh
 
 # The README's picture, from a real run of chimed and dunst under Xvfb.
 screenshot:

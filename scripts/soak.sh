@@ -2,7 +2,10 @@
 # make soak: the fault rounds of scripts/faults.sh again and again for SOAK_MINUTES
 # (default 10), against the release chimed on a private bus, then the totals: how
 # many due reminders reached a server through server churn and how many copies that
-# cost, and how many acknowledged schedules SIGKILL lost. Not part of make test.
+# cost, and how many acknowledged schedules SIGKILL lost. Then 10 rounds a minute of
+# the bus going away (the test suite's busLossSoak: idle, scheduling, a Notify in
+# flight, starting up), with how soon chimed left. Not part of make test; the tests
+# must be built (swift build --build-tests).
 #
 # CHIME_BIN_DIR   where chime, chimed and chime-bench are (default .build/release)
 # SOAK_MINUTES    how long to go on (default 10)
@@ -51,3 +54,11 @@ printf '%-44s %s\n' "copies shown twice, churn" "$copies"
 printf '%-44s %s\n' "acknowledged schedules lost, SIGKILL" "$lost of $acknowledged ($kills kills)"
 printf '%-44s %s\n' "acknowledged cancels undone, SIGKILL" "$revived"
 ((delivered == due && lost == 0 && revived == 0)) || chime_die "something acknowledged was lost"
+
+echo
+echo "The bus going away, $((minutes * 10)) rounds…"
+# The suite's own rounds, with the release binaries.
+(cd "$CHIME_ROOT" && CHIME_BIN_DIR=$bin_dir CHIME_SOAK_BUS_ROUNDS=$((minutes * 10)) \
+    "${SWIFT:-swift}" test --skip-build --filter busLossSoak 2>&1) | grep -E '^bus loss|✘' ||
+    chime_die "the bus-loss rounds did not run"
+
