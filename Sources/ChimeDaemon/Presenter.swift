@@ -49,7 +49,8 @@ final class Presenter {
     struct Closing {
         let id: String
         /// The reason as `Closed` reports it: 1 when it expired (by the server, or by
-        /// Chime enforcing `expires`), 2 dismissed (also by a press), 3 closed by a call.
+        /// Chime enforcing `expires`), 2 dismissed (by the user, a press included), 3
+        /// closed by a call.
         let reason: UInt32
         let alert: Alert
         let kind: StoredDelivery.Kind
@@ -74,7 +75,6 @@ final class Presenter {
         var state: State = .waiting
         /// A row for it is in the store (or staged for the next commit).
         var durable: Bool
-        /// Not before this (monotonic nanoseconds), after a failed try.
         /// Cancelled while a `Notify` for it was in flight: forget it whatever the answer.
         var withdrawn = false
         /// A press on it was handled: a second one (servers that keep the popup) is not.

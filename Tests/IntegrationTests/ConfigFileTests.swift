@@ -53,7 +53,10 @@ struct ConfigFileTests {
         #expect(content.contains("{\"id\":\"\(id)\",\"action\":\"log\",\"userInfo\":{\"invoice\":42}}"), "\(content)")
     }
 
-    @Test func configuredSnoozeFiresAgainAfterItsDuration() throws {
+    /// A configured snooze fires again after its duration. Chime closes the pressed
+    /// popup, so the copy is a new one; a resident popup stays, and the copy takes its place.
+    @Test(arguments: [false, true])
+    func configuredSnoozeFiresAgainAfterItsDuration(resident: Bool) throws {
         let session = try TestSession()
         try writeConfig(session, """
             [Category quick]
@@ -64,8 +67,8 @@ struct ConfigFileTests {
             Snooze=2s
             """)
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try session.run(["chime", "notify", "-p", "-c", "quick", "Kettle"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try session.run(["chime", "notify", "-p", "-c", "quick"] + (resident ? ["-h", "boolean:resident:true"] : []) + ["Kettle"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try session.waitForNotifyCalls(1)
         try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'soon'>]")
         let fired = try monitor.waitForLine(containing: "'origin': <'\(id)'>")
@@ -73,32 +76,9 @@ struct ConfigFileTests {
         let calls = try session.waitForNotifyCalls(2)
         #expect(calls[1].contains("<'Kettle'>"))
         #expect(calls[1].contains("<['soon', 'Again in 2 s']>"))
-        // Chime closed the popup after the press, so the copy is a new one.
-        #expect(try closeCalls(session).contains("1"), "the pressed popup is closed")
-        #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 0>,"), "\(calls[1])")
-    }
-
-    /// A resident popup stays after a press; the snoozed copy then takes its place.
-    @Test func aSnoozedCopyReplacesItsResidentOrigin() throws {
-        let session = try TestSession()
-        try writeConfig(session, """
-            [Category quick]
-            Actions=soon;
-
-            [Action soon]
-            Label=Again in 1 s
-            Snooze=1s
-            """)
-        let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try session.run(["chime", "notify", "-p", "-h", "boolean:resident:true", "-c", "quick", "Kettle"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try session.waitForNotifyCalls(1)
-        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'soon'>]")
-        _ = try monitor.waitForLine(containing: "'origin': <'\(id)'>")
-        let calls = try session.waitForNotifyCalls(2)
-        #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 1>,"), "\(calls[1])")
         #expect(calls[0].hasPrefix("[<'Chime'>, <uint32 0>,"), "\(calls[0])")
-        #expect(try closeCalls(session) == [], "a resident popup is not closed")
+        #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 \(resident ? 1 : 0)>,"), "\(calls[1])")
+        #expect(try closeCalls(session) == (resident ? [] : ["1"]), "only a popup that is not resident is closed")
     }
 
     /// The ids of the CloseNotification calls the mock server received.
