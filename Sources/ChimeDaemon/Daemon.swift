@@ -20,6 +20,7 @@ public final class Daemon {
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
     private var upkeep: StoreUpkeep?
+    private var zoneWatcher: FileWatcher?
     private var watchdog: Watchdog?
     private var busLost = false
 
@@ -103,8 +104,9 @@ public final class Daemon {
             let commits = CommitQueue(store: store, loop: loop)
             let placement = SessionPlacement(sessionUmask: sessionUmask, connection: connection, logger: logger)
             let commands = CommandRunner(loop: loop, logger: logger, placement: placement)
-            let presenter = Presenter(client: client, store: store, commits: commits, loop: loop, logger: logger)
-            let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, logger: logger)
+            let time = LoopTimekeeper(loop: loop)
+            let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
+            let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
                                            scheduler: scheduler, commits: commits, commands: commands, logger: logger)
             self.presenter = presenter
@@ -114,7 +116,12 @@ public final class Daemon {
             presenter.sounds = SoundPlayer(logger: logger)
             try presenter.start()
             try client.start()
-            try scheduler.start(loop: loop)
+            try scheduler.start()
+            do {
+                zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in scheduler.systemZoneChanged() }
+            } catch {
+                logger.warning("Cannot watch /etc/localtime (\(error)); time-zone changes apply after a restart.")
+            }
             upkeep = StoreUpkeep(store: store, presenter: presenter, commits: commits, connection: connection, loop: loop,
                                  logger: logger) {
                 scheduler.upcoming.next

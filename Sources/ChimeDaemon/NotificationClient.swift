@@ -2,6 +2,20 @@ import DBus
 import EventLoop
 import Logging
 
+/// What the presenter needs of a notification server: the real client in chimed, a fake
+/// in the in-process tests.
+protocol NotificationPoster: AnyObject {
+    /// What the current server says it can do; nil until it has said.
+    var capabilities: Set<String>? { get }
+    /// Whether there is a server to send to, which answered its first `GetCapabilities`.
+    var isReady: Bool { get }
+    var onEvent: (NotificationClient.Event) -> Void { get set }
+    /// Sends `Notify`; `reply` gets the server's id for it, or why not.
+    func notify(_ request: NotifyRequest, reply: @escaping (Result<UInt32, NotificationClient.Failure>) -> Void)
+    /// Asks the server to close one of its notifications.
+    func close(serverID: UInt32)
+}
+
 /// The client side of `org.freedesktop.Notifications`: follows whoever owns the name,
 /// learns its capabilities, sends `Notify` and `CloseNotification`, and reports the
 /// server's signals. It keeps no notification state: that is the ``Presenter``'s.
@@ -9,7 +23,7 @@ import Logging
 /// Everything it reports is checked against the current owner's unique name: servers
 /// broadcast their signals (or, like GNOME Shell and dunst, send them only to the
 /// connection that called Notify), and any client can send a signal to us directly.
-final class NotificationClient {
+final class NotificationClient: NotificationPoster {
     static let busName = try! BusName("org.freedesktop.Notifications")
     static let path = try! ObjectPath("/org/freedesktop/Notifications")
     static let interface = try! InterfaceName("org.freedesktop.Notifications")

@@ -6,10 +6,11 @@ import Logging
 
 /// Decides what is due, on time and without polling, and hands it to the ``Presenter``.
 ///
-/// An in-memory heap holds every due time; one wall-clock timer is armed at the
-/// earliest. Nothing else wakes the daemon, however many are scheduled. The timer's
-/// clock-change event (clock set, resume from suspend) and a change of `/etc/localtime`
-/// make it look again; only the latter moves floating notifications.
+/// An in-memory heap holds every due time; one wall-clock alarm is armed at the
+/// earliest. Nothing else wakes the daemon, however many are scheduled. The alarm's
+/// clock-change event (clock set, resume from suspend) and a change of the system's
+/// time zone (``systemZoneChanged()``) make it look again; only the latter moves
+/// floating notifications.
 final class Scheduler {
     /// More late notifications than this at one wake-up are shown as one summary.
     static let coalescingThreshold = 3
@@ -25,13 +26,11 @@ final class Scheduler {
     private let store: Store
     private let presenter: Presenter
     private let commits: CommitQueue
+    private let time: Timekeeper
     private let logger: Logger
-    private let now: () -> Date
-    private var loop: EventLoop?
-    private var timer: WallClockTimer?
-    /// A plain loop timeout standing in for the timer while the kernel refuses to arm it.
-    private var fallback: Source?
-    private var zoneWatcher: FileWatcher?
+    private var alarm: Alarm?
+    /// A plain timeout standing in for the alarm while the kernel refuses to arm it.
+    private var fallback: AnyObject?
     /// Candidate due times; an entry is current only while `dueTimes` agrees with it.
     private var heap = Heap<Due>()
     private var dueTimes: [String: Date] = [:]
@@ -43,27 +42,19 @@ final class Scheduler {
     /// A notification came due and went to the presenter (or was dropped, when `shown` is false).
     var onFired: (ScheduledNotification, _ lateBy: TimeInterval, _ shown: Bool) -> Void = { _, _, _ in }
 
-    init(store: Store, presenter: Presenter, commits: CommitQueue, logger: Logger, now: @escaping () -> Date = Date.init) {
+    init(store: Store, presenter: Presenter, commits: CommitQueue, time: Timekeeper, logger: Logger) {
         self.store = store
         self.presenter = presenter
         self.commits = commits
+        self.time = time
         self.logger = logger
-        self.now = now
     }
 
-    /// Loads the schedule, catches up on what was missed, and arms the timer.
-    func start(loop: EventLoop) throws {
-        self.loop = loop
-        timer = try WallClockTimer(loop: loop) { [unowned self] event in
+    /// Loads the schedule, catches up on what was missed, and arms the alarm.
+    func start() throws {
+        alarm = try time.makeAlarm { [unowned self] event in
             if event == .clockChanged { self.logger.info("The clock changed; checking the schedule.") }
             self.fireDue()
-        }
-        do {
-            zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { [unowned self] _ in
-                self.systemZoneChanged()
-            }
-        } catch {
-            logger.warning("Cannot watch /etc/localtime (\(error)); time-zone changes apply after a restart.")
         }
         for entry in try store.dueTimes() {
             dueTimes[entry.id] = entry.nextFire
@@ -107,22 +98,19 @@ final class Scheduler {
         // Drop stale entries so the timer is never armed for a cancelled notification.
         while let top = heap.min, dueTimes[top.id] != top.date { heap.removeMin() }
         guard let next = heap.min else {
-            timer?.disarm()
+            alarm?.disarm()
             return
         }
         prepare(dueBy: next.date)
         fallback = nil
-        // Before the epoch is as past as any other past time: it fires now.
-        let seconds = max(0, next.date.timeIntervalSince1970)
-        let whole = seconds.rounded(.down)
         do {
-            try timer?.arm(at: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1_000_000_000)))
+            try alarm?.arm(at: next.date)
         } catch {
-            // An arming error must never stop firing: a loop timeout takes over, and
-            // every wake-up tries the timer again.
-            let milliseconds = Int(min(max(0, next.date.timeIntervalSince(now())) * 1000, Double(Self.fallbackPollMilliseconds)))
+            // An arming error must never stop firing: a plain timeout takes over, and
+            // every wake-up tries the alarm again.
+            let milliseconds = Int(min(max(0, next.date.timeIntervalSince(time.now)) * 1000, Double(Self.fallbackPollMilliseconds)))
             logger.error("Cannot arm the timer (\(error)); looking again in \(milliseconds) ms.")
-            fallback = loop?.timeout(afterMilliseconds: milliseconds) { [unowned self] in
+            fallback = time.after(milliseconds: milliseconds) { [unowned self] in
                 self.fallback = nil
                 self.fireDue()
             }
@@ -146,7 +134,7 @@ final class Scheduler {
 
     /// Fires everything due now, as one batch, then re-arms.
     private func fireDue() {
-        let instant = now()
+        let instant = time.now
         var due: [String] = []
         while let top = heap.min, top.date <= instant {
             heap.removeMin()
@@ -266,7 +254,8 @@ final class Scheduler {
 
     // MARK: - Time zone
 
-    private func systemZoneChanged() {
+    /// The system's time zone changed (`/etc/localtime`): floating notifications move.
+    func systemZoneChanged() {
         NSTimeZone.resetSystemTimeZone()
         logger.info("The system time zone is now \(TimeZone.current.identifier).")
         do { try recomputeFloating() } catch { logger.error("Cannot move floating notifications: \(error)") }

@@ -1,0 +1,85 @@
+import ChimeCore
+
+/// One occurrence on its way to the screen, or on it: what the ``Presenter`` keeps.
+final class Delivery {
+    enum State {
+        /// For a server, a free slot, or its next try.
+        case waiting
+        /// A `Notify` for it is in flight.
+        case sent
+        /// The server returned this id for it.
+        case shown(serverID: UInt32)
+    }
+
+    /// Why Chime itself closed it: the server's reason says only "a call".
+    enum Closer {
+        case expiry
+        case press(String)
+    }
+
+    var stored: StoredDelivery
+    var state: State = .waiting
+    /// A row for it is in the store (or staged for the next commit).
+    var durable: Bool
+    /// Cancelled while a `Notify` for it was in flight: forget it whatever the answer.
+    var withdrawn = false
+    /// A press on it was handled: a second one (servers that keep the popup) is not.
+    var pressed = false
+    var closer: Closer?
+    /// Chime's own expiry timer (GNOME Shell ignores expire_timeout).
+    var expiry: AnyObject?
+
+    init(_ stored: StoredDelivery, durable: Bool) {
+        self.stored = stored
+        self.durable = durable
+    }
+
+    var seq: Int64 { stored.seq }
+    var id: String { stored.id }
+
+    var isWaiting: Bool {
+        if case .waiting = state { return true }
+        return false
+    }
+
+    var isShown: Bool {
+        if case .shown = state { return true }
+        return false
+    }
+
+    /// The server id it is shown as, if it is.
+    var serverID: UInt32? {
+        if case .shown(let serverID) = state { return serverID }
+        return nil
+    }
+}
+
+extension Presenter {
+    /// A press on a notification, for whoever handles buttons.
+    struct Press {
+        let id: String
+        let key: String
+        let alert: Alert
+        let kind: StoredDelivery.Kind
+    }
+
+    /// A notification that left the screen.
+    struct Closing {
+        let id: String
+        /// The reason as `Closed` reports it: 1 when it expired (by the server, or by
+        /// Chime enforcing `expires`), 2 dismissed (by the user, a press included), 3
+        /// closed by a call.
+        let reason: UInt32
+        let alert: Alert
+        let kind: StoredDelivery.Kind
+        /// What ended it, for the history.
+        let detail: String
+    }
+}
+
+extension String {
+    /// The sentence without its final full stop, to quote it inside another.
+    var withoutFullStop: String {
+        hasSuffix(".") ? String(dropLast()) : self
+    }
+}

@@ -1,0 +1,96 @@
+import ChimeCore
+
+/// The presenter's side that faces the screen: the server changing, presses, closes.
+extension Presenter {
+    /// After a press handled by other means (`InvokeAction`), the popup of `id` goes,
+    /// as after a press on it, unless it is resident.
+    func dismiss(id: String, after key: String) {
+        for delivery in deliveries.values where delivery.id == id {
+            guard let serverID = delivery.serverID else { continue }
+            delivery.pressed = true
+            closeAfterPress(delivery, serverID: serverID, key: key)
+        }
+    }
+
+    func handle(_ event: NotificationClient.Event) {
+        switch event {
+        case .ownerChanged:
+            serverChanged()
+        case .ready:
+            // A new server: what was backing off from the old one goes now.
+            backoff.removeAll()
+            pump()
+        case .actionInvoked(let serverID, let key):
+            pressed(serverID: serverID, key: key)
+        case .closed(let serverID, let reason):
+            closed(serverID: serverID, reason: reason)
+        }
+    }
+
+    /// The old server's ids mean nothing to the new one. What it showed with buttons is
+    /// posted again, ahead of anything waiting; answers still due from it fail by themselves.
+    private func serverChanged() {
+        let orphans = onScreen.removeAll().compactMap { deliveries[$0] }
+        var reposted: [Int64] = []
+        for delivery in orphans {
+            delivery.expiry = nil
+            guard !delivery.pressed, !expand(delivery.stored.alert).allActions.isEmpty else {
+                remove(delivery)
+                continue
+            }
+            delivery.state = .waiting
+            if delivery.stored.kind == .immediate { waitingImmediate += 1 }
+            reposted.append(delivery.stored.seq)
+        }
+        if !reposted.isEmpty { logger.info("Posting \(reposted.count) notifications with buttons again on the next server.") }
+        queue.insert(contentsOf: reposted, at: 0)
+        retryTimer = nil
+    }
+
+    private func pressed(serverID: UInt32, key: String) {
+        guard let seq = onScreen[serverID], let delivery = deliveries[seq] else { return }
+        guard !delivery.pressed else {
+            // mako and lxqt-notificationd keep the popup after a button: a second press
+            // on it must not act again.
+            logger.notice("Ignored '\(key)' on \(delivery.stored.id): a button of that popup was already pressed.")
+            return
+        }
+        delivery.pressed = true
+        onPress(Press(id: delivery.stored.id, key: key, alert: delivery.stored.alert, kind: delivery.stored.kind))
+        closeAfterPress(delivery, serverID: serverID, key: key)
+    }
+
+    private func closeAfterPress(_ delivery: Delivery, serverID: UInt32, key: String) {
+        guard !delivery.stored.alert.hints.contains(.resident(true)) else { return }
+        delivery.closer = .press(key)
+        server.close(serverID: serverID)
+    }
+
+    private func closed(serverID: UInt32, reason: UInt32) {
+        guard let seq = onScreen.remove(serverID), let delivery = deliveries[seq] else { return }
+        remove(delivery)
+        let alert = delivery.stored.alert
+        let closing: Closing
+        switch delivery.closer {
+        case .expiry:
+            // Chime's CloseNotification comes back as reason 3; it expired all the same.
+            closing = Closing(id: delivery.stored.id, reason: 1, alert: alert, kind: delivery.stored.kind,
+                              detail: "Its expiry time passed.")
+        case .press(let key):
+            // The user's press took it away, whichever of Chime or the server (dunst
+            // closes a clicked popup itself) closed it first: dismissed, reason 2.
+            let label = expand(alert).allActions.first { $0.key == key }?.label ?? key
+            closing = Closing(id: delivery.stored.id, reason: 2, alert: alert, kind: delivery.stored.kind,
+                              detail: "Closed after '\(label)' was pressed.")
+        case nil:
+            let detail = switch reason {
+            case 1: "The server's time for it ran out."
+            case 2: "Dismissed."
+            case 3: "Closed by a program."
+            default: "Closed."
+            }
+            closing = Closing(id: delivery.stored.id, reason: reason, alert: alert, kind: delivery.stored.kind, detail: detail)
+        }
+        onClosed(closing)
+    }
+}

@@ -1,0 +1,116 @@
+import ChimeCore
+import EventLoop
+import Foundation
+import Glibc
+import Testing
+@testable import ChimeDaemon
+
+/// Scheduling in-process: what is due, late, missed, coalesced or dropped, on a clock
+/// moved by hand and a fake server (SchedulingTests check it against the real ones).
+struct SchedulerTests {
+    /// A scheduler on the delivery harness; notifications go in as `Schedule` puts them.
+    final class Harness {
+        let delivery: DeliveryHarness
+        let scheduler: Scheduler
+        var time: FakeTime { delivery.time }
+        var server: FakeServer { delivery.server }
+
+        init() throws {
+            delivery = try DeliveryHarness()
+            scheduler = Scheduler(store: delivery.store, presenter: delivery.presenter, commits: delivery.commits,
+                                  time: delivery.time, logger: delivery.log.logger)
+        }
+
+        /// A notification due at `due`, stored; with `started`, handed to the running scheduler too.
+        @discardableResult
+        func add(_ title: String, due: Date, every unit: RepeatUnit? = nil, lateLimit: TimeInterval? = nil,
+                 started: Bool = true) throws -> ScheduledNotification {
+            let rule = try FireRule(trigger: .absolute(due), recurrence: try unit.map { try Recurrence(unit: $0, count: 1) })
+            let notification = ScheduledNotification(id: title, alert: Alert(title: title), rule: rule, lateLimit: lateLimit,
+                                                     created: time.now, nextIndex: 0, nextFire: due)
+            _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
+            if started { scheduler.add(notification) }
+            return notification
+        }
+    }
+
+    @Test func aReminderFiresAtItsTimeAndNotBefore() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        try harness.add("Tea", due: harness.time.now.addingTimeInterval(10))
+        #expect(harness.time.alarm.armedAt == harness.time.now.addingTimeInterval(10), "one alarm, at the due time")
+        harness.time.advance(9.9)
+        #expect(harness.server.requests.isEmpty)
+        harness.time.advance(0.1)
+        #expect(harness.server.titles == ["Tea"])
+        #expect(try harness.delivery.history() == ["fired Tea"])
+        #expect(harness.time.alarm.armedAt == nil, "nothing more to wait for")
+    }
+
+    @Test func aRepeatKeepsItsCadence() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        let start = harness.time.now.addingTimeInterval(1)
+        try harness.add("Stretch", due: start, every: .minute)
+        harness.time.advance(1)
+        harness.server.showAll()
+        #expect(harness.time.alarm.armedAt == start.addingTimeInterval(60))
+        harness.time.advance(60)
+        #expect(harness.server.titles == ["Stretch", "Stretch"])
+    }
+
+    @Test func missedWhileStoppedFiresOnceMarkedLate() throws {
+        let harness = try Harness()
+        try harness.add("Missed", due: harness.time.now.addingTimeInterval(-300), started: false)
+        try harness.scheduler.start()
+        #expect(harness.server.titles == ["Missed"])
+        #expect(harness.server.requests.first?.request.body == "Due 5 min ago.")
+        #expect(try harness.delivery.history() == ["late Missed"])
+    }
+
+    @Test func manyMissedArriveAsOneSummary() throws {
+        let harness = try Harness()
+        for index in 0..<5 { try harness.add("R\(index)", due: harness.time.now.addingTimeInterval(-60), started: false) }
+        try harness.scheduler.start()
+        #expect(harness.server.titles == ["5 reminders while you were away"])
+        #expect(harness.delivery.presenter.waiting.isEmpty)
+    }
+
+    @Test func pastItsLateLimitItIsDropped() throws {
+        let harness = try Harness()
+        try harness.add("Stale", due: harness.time.now.addingTimeInterval(-3600), lateLimit: 600, started: false)
+        try harness.scheduler.start()
+        #expect(harness.server.requests.isEmpty)
+        #expect(try harness.delivery.history() == ["dropped Stale"])
+    }
+
+    @Test func aRefusedAlarmFallsBackToATimeout() throws {
+        let harness = try Harness()
+        harness.time.alarm.refuses = true
+        try harness.scheduler.start()
+        try harness.add("Still fires", due: harness.time.now.addingTimeInterval(2))
+        harness.time.advance(2)
+        #expect(harness.server.titles == ["Still fires"])
+        #expect(harness.delivery.log.contains("Cannot arm the timer"))
+    }
+
+    @Test func aCancelledReminderDoesNotFire() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        try harness.add("Gone", due: harness.time.now.addingTimeInterval(5))
+        harness.scheduler.remove(ids: ["Gone"])
+        harness.time.advance(10)
+        #expect(harness.server.requests.isEmpty)
+        #expect(harness.time.alarm.armedAt == nil)
+    }
+
+    /// The kernel's alarm takes any date: one before 1970, with a fraction, goes off at once.
+    @Test func theKernelAlarmTakesAnyDate() throws {
+        let loop = EventLoop()
+        var events: [WallClockEvent] = []
+        let alarm: Alarm = try LoopTimekeeper(loop: loop).makeAlarm { events.append($0) }
+        try alarm.arm(at: Date(timeIntervalSince1970: -0.5))
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(events == [.expired])
+    }
+}
