@@ -3,7 +3,6 @@ import DBus
 import DequeModule
 import EventLoop
 import Foundation
-import GRDB
 import Logging
 
 /// The one owner of delivery: every notification from the moment it is due until it
@@ -535,7 +534,7 @@ final class Presenter {
         stage("record \(event.rawValue) of \(delivery.stored.id)") { store, db in try store.record(entry, in: db) }
     }
 
-    private func stage(_ what: String, _ change: @escaping (Store, Database) throws -> Void) {
+    private func stage(_ what: String, _ change: @escaping (Store, Store.Transaction) throws -> Void) {
         commits.stage({ [store] db in try change(store, db) }, done: { [logger] result in
             if case .failure(let error) = result { logger.error("Cannot \(what): \(error)") }
         })

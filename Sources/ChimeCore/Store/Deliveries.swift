@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// One occurrence that came due and has not reached the screen yet, as the store keeps it.
 ///
@@ -47,8 +47,8 @@ extension Store {
     // MARK: - Deliveries (inside write)
 
     /// Records (or updates) an occurrence waiting for the screen.
-    public func save(_ delivery: StoredDelivery, in db: Database) throws {
-        try db.cachedStatement(sql: """
+    public func save(_ delivery: StoredDelivery, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: """
             INSERT OR REPLACE INTO delivery (seq, notificationId, kind, alert, replacing, due, attempts)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
@@ -58,8 +58,8 @@ extension Store {
     }
 
     /// Forgets an occurrence: it is on screen, or given up.
-    public func deleteDelivery(seq: Int64, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM delivery WHERE seq = ?").execute(arguments: [seq])
+    public func deleteDelivery(seq: Int64, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: "DELETE FROM delivery WHERE seq = ?").execute(arguments: [seq])
     }
 
     // MARK: - Reading

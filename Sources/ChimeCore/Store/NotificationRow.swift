@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// A notification as a row of the `notification` table and back.
 extension Store {

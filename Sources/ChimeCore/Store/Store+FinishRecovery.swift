@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,9 +48,9 @@ extension Store {
         recoveryTold = false
         do {
             let text = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
-            try write { db in
-                try setMeta(Self.recoveryKey, text, in: db)
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [Self.recoveryToldKey])
+            try write { transaction in
+                try setMeta(Self.recoveryKey, text, in: transaction)
+                try transaction.db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [Self.recoveryToldKey])
             }
         } catch {
             notices.append("The recovery could not be recorded, so it may be reported again: \(error)")
@@ -84,7 +84,7 @@ extension Store {
                 found.append(notification)
             }
         }
-        return try write { db in try found.filter { try insert($0, in: db) }.count }
+        return try write { transaction in try found.filter { try insert($0, in: transaction) }.count }
     }
 
     /// Reads the last recovery and whether the user was told of it.
@@ -96,8 +96,8 @@ extension Store {
     }
 
     /// Records that the user was told of ``recovery``, so no later start tells them again.
-    public func markRecoveryTold(in db: Database) throws {
-        try setMeta(Self.recoveryToldKey, "yes", in: db)
+    public func markRecoveryTold(in transaction: Transaction) throws {
+        try setMeta(Self.recoveryToldKey, "yes", in: transaction)
         recoveryTold = true
     }
 }

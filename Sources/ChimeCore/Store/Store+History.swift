@@ -1,27 +1,27 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The bounded history of what happened to notifications (`chime log`).
 extension Store {
     // MARK: - Changes (inside write)
 
     /// Adds one event. The lineage is looked up here, so callers need not know it.
-    public func record(_ entry: HistoryEntry, in db: Database) throws {
-        try db.cachedStatement(sql: """
+    public func record(_ entry: HistoryEntry, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: """
             INSERT INTO history (time, notificationId, lineage, event, actionKey, copyId, title, detail)
             VALUES (?, ?, coalesce((SELECT coalesce(origin, id) FROM notification WHERE id = ?), ?), ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 entry.time.timeIntervalSince1970, entry.id, entry.id, entry.id, entry.event.rawValue, entry.action, entry.copy,
                 entry.title, entry.detail,
             ])
-        try pruneHistoryIfDue(adding: 1, in: db)
+        try pruneHistoryIfDue(adding: 1, in: transaction)
     }
 
     /// Prunes to the newest `historyLimit` rows once enough were added since last time.
-    func pruneHistoryIfDue(adding count: Int, in db: Database) throws {
+    func pruneHistoryIfDue(adding count: Int, in transaction: Transaction) throws {
         addedSincePruning += count
         guard addedSincePruning >= pruneInterval else { return }
-        try db.execute(sql: "DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", arguments: [historyLimit])
+        try transaction.db.execute(sql: "DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", arguments: [historyLimit])
         addedSincePruning = 0
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Reading a damaged file row by row: a damaged page costs the rows on it, never the rest.
 extension Store {

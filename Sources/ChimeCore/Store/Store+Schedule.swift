@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The schedule: adding, firing, completing and cancelling notifications, and reading them.
 extension Store {
@@ -9,9 +9,9 @@ extension Store {
     ///
     /// Statements are compiled once per connection (GRDB's statement cache): compiling
     /// them anew was a fifth of the cost of a schedule.
-    public func insert(_ notification: ScheduledNotification, in db: Database) throws -> Bool {
+    public func insert(_ notification: ScheduledNotification, in transaction: Transaction) throws -> Bool {
         let trigger = TriggerColumns(notification.rule.trigger)
-        try db.cachedStatement(sql: """
+        try transaction.db.cachedStatement(sql: """
             INSERT OR IGNORE INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
                 repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -24,8 +24,8 @@ extension Store {
                 notification.origin,
             ])
         // The primary key refuses a taken id; the caller draws another.
-        guard db.changesCount > 0 else { return false }
-        let userInfo = try db.cachedStatement(sql: "INSERT INTO userInfo (notificationId, key, value) VALUES (?, ?, ?)")
+        guard transaction.db.changesCount > 0 else { return false }
+        let userInfo = try transaction.db.cachedStatement(sql: "INSERT INTO userInfo (notificationId, key, value) VALUES (?, ?, ?)")
         for (key, value) in notification.alert.userInfo {
             try userInfo.execute(arguments: [notification.id, key, value.text])
         }
@@ -33,8 +33,8 @@ extension Store {
     }
 
     /// Records a firing (or a drop): the next occurrence, or done.
-    public func recordFiring(id: String, at instant: Date?, nextIndex: Int, nextFire: Date?, in db: Database) throws {
-        try db.cachedStatement(sql: """
+    public func recordFiring(id: String, at instant: Date?, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: """
             UPDATE notification SET lastFired = coalesce(?, lastFired), fireCount = fireCount + ?, nextIndex = ?,
                 nextFire = ?, state = ? WHERE id = ?
             """).execute(arguments: [instant?.timeIntervalSince1970, instant == nil ? 0 : 1, nextIndex,
@@ -42,57 +42,57 @@ extension Store {
     }
 
     /// Moves the next occurrence (a time-zone change moved a floating one).
-    public func reschedule(id: String, nextIndex: Int, nextFire: Date?, in db: Database) throws {
-        try db.execute(sql: "UPDATE notification SET nextIndex = ?, nextFire = ? WHERE id = ?",
-                       arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
+    public func reschedule(id: String, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
+        try transaction.db.execute(sql: "UPDATE notification SET nextIndex = ?, nextFire = ? WHERE id = ?",
+                                   arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
     }
 
     /// The notification `id` was snoozed from (itself when it is no copy, or unknown).
-    public func lineageRoot(of id: String, in db: Database) throws -> String {
-        try String.fetchOne(db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+    public func lineageRoot(of id: String, in transaction: Transaction) throws -> String {
+        try String.fetchOne(transaction.db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
     }
 
     /// Ends `id`'s lineage (it, the notification it was snoozed from, and every snoozed
     /// copy of that one): no further occurrences. Returns the ids that were still scheduled.
-    public func complete(id: String, at instant: Date, in db: Database) throws -> [String] {
-        let root = try lineageRoot(of: id, in: db)
-        let lineage = try String.fetchAll(db, sql: """
+    public func complete(id: String, at instant: Date, in transaction: Transaction) throws -> [String] {
+        let root = try lineageRoot(of: id, in: transaction)
+        let lineage = try String.fetchAll(transaction.db, sql: """
             SELECT id FROM notification WHERE (id = ? OR origin = ?) AND state = 'scheduled'
             """, arguments: [root, root])
-        try db.execute(sql: """
+        try transaction.db.execute(sql: """
             UPDATE notification SET state = 'done', nextFire = NULL, completed = ? WHERE id = ? OR origin = ?
             """, arguments: [instant.timeIntervalSince1970, root, root])
         return lineage
     }
 
     /// Deletes the given ids and records them as cancelled; returns those that existed.
-    public func cancel(ids: [String], at instant: Date, detail: String, in db: Database) throws -> [String] {
+    public func cancel(ids: [String], at instant: Date, detail: String, in transaction: Transaction) throws -> [String] {
         let itemized = ids.count <= Self.itemizedCancelLimit
         if itemized {
             // Recorded first: the title is in the row about to go. Unknown ids add nothing.
-            let record = try db.cachedStatement(sql: """
+            let record = try transaction.db.cachedStatement(sql: """
                 INSERT INTO history (time, notificationId, lineage, event, title, detail)
                 SELECT ?, id, coalesce(origin, id), 'cancelled', \(Self.storedTitle), ? FROM notification WHERE id = ?
                 """)
             for id in ids { try record.execute(arguments: [instant.timeIntervalSince1970, detail, id]) }
         }
         var deleted: [String] = []
-        let delete = try db.cachedStatement(sql: "DELETE FROM notification WHERE id = ?")
+        let delete = try transaction.db.cachedStatement(sql: "DELETE FROM notification WHERE id = ?")
         // An occurrence that came due and still waits for a server goes with it.
-        let withdraw = try db.cachedStatement(sql: "DELETE FROM delivery WHERE notificationId = ?")
+        let withdraw = try transaction.db.cachedStatement(sql: "DELETE FROM delivery WHERE notificationId = ?")
         for id in ids {
             try delete.execute(arguments: [id])
-            guard db.changesCount > 0 else { continue }
+            guard transaction.db.changesCount > 0 else { continue }
             deleted.append(id)
             try withdraw.execute(arguments: [id])
         }
-        try recordedCancels(deleted.count, itemized: itemized, at: instant, detail: detail, in: db)
+        try recordedCancels(deleted.count, itemized: itemized, at: instant, detail: detail, in: transaction)
         return deleted
     }
 
     /// The ids of scheduled notifications whose userInfo has `key` equal to `value` (as text).
-    public func ids(matchingKey key: String, value: String, in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: """
+    public func ids(matchingKey key: String, value: String, in transaction: Transaction) throws -> [String] {
+        try String.fetchAll(transaction.db, sql: """
             SELECT u.notificationId FROM userInfo u JOIN notification n ON n.id = u.notificationId
             WHERE u.key = ? AND u.value = ? AND n.state = 'scheduled'
             """, arguments: [key, value])
@@ -100,21 +100,21 @@ extension Store {
 
     /// Deletes every scheduled notification in one statement and records them as
     /// cancelled; returns their ids.
-    public func cancelScheduled(at instant: Date, detail: String, in db: Database) throws -> [String] {
-        let ids = try String.fetchAll(db, sql: "SELECT id FROM notification WHERE state = 'scheduled'")
+    public func cancelScheduled(at instant: Date, detail: String, in transaction: Transaction) throws -> [String] {
+        let ids = try String.fetchAll(transaction.db, sql: "SELECT id FROM notification WHERE state = 'scheduled'")
         let itemized = ids.count <= Self.itemizedCancelLimit
         if itemized {
-            try db.execute(sql: """
+            try transaction.db.execute(sql: """
                 INSERT INTO history (time, notificationId, lineage, event, title, detail)
                 SELECT ?, id, coalesce(origin, id), 'cancelled', \(Self.storedTitle), ? FROM notification
                 WHERE state = 'scheduled' ORDER BY nextFire, id
                 """, arguments: [instant.timeIntervalSince1970, detail])
         }
-        try db.execute(sql: """
+        try transaction.db.execute(sql: """
             DELETE FROM delivery WHERE notificationId IN (SELECT id FROM notification WHERE state = 'scheduled')
             """)
-        try db.execute(sql: "DELETE FROM notification WHERE state = 'scheduled'")
-        try recordedCancels(ids.count, itemized: itemized, at: instant, detail: detail, in: db)
+        try transaction.db.execute(sql: "DELETE FROM notification WHERE state = 'scheduled'")
+        try recordedCancels(ids.count, itemized: itemized, at: instant, detail: detail, in: transaction)
         return ids
     }
 
@@ -123,11 +123,11 @@ extension Store {
     private static let storedTitle = "coalesce(json_extract(CAST(alert AS TEXT), '$.title'), '')"
 
     /// Counts itemized cancel rows, or writes the one row that sums up a bulk cancel.
-    private func recordedCancels(_ count: Int, itemized: Bool, at instant: Date, detail: String, in db: Database) throws {
+    private func recordedCancels(_ count: Int, itemized: Bool, at instant: Date, detail: String, in transaction: Transaction) throws {
         if itemized {
-            try pruneHistoryIfDue(adding: count, in: db)
+            try pruneHistoryIfDue(adding: count, in: transaction)
         } else if count > 0 {
-            try record(HistoryEntry(time: instant, id: "", event: .cancelled, title: "\(count) notifications", detail: detail), in: db)
+            try record(HistoryEntry(time: instant, id: "", event: .cancelled, title: "\(count) notifications", detail: detail), in: transaction)
         }
     }
 

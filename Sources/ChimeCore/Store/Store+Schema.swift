@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The SQLite file: how it is opened, and the migrations that bring any older one up to date.
 extension Store {

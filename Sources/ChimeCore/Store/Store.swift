@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -115,8 +115,8 @@ public final class Store {
     // MARK: - Transactions
 
     /// Runs `body` in one transaction; it is on disk when this returns.
-    public func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try database.write(body) } catch { throw writeError(error) }
+    public func write<T>(_ body: (Transaction) throws -> T) throws(StoreError) -> T {
+        do { return try database.write { db in try body(Transaction(db: db)) } } catch { throw writeError(error) }
     }
 
     /// A failed write as the caller should hear it: a full disk by name.
@@ -135,8 +135,8 @@ public final class Store {
     // MARK: - Meta
 
     /// Sets a value of the store's own: the zone it last saw, a badge count, a recovery.
-    public func setMeta(_ key: String, _ value: String, in db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+    public func setMeta(_ key: String, _ value: String, in transaction: Transaction) throws {
+        try transaction.db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
     }
 
     /// A value set with ``setMeta(_:_:in:)``; nil when it was never set.
