@@ -186,6 +186,12 @@ public enum HintValue: Equatable, Sendable, Codable {
 }
 
 /// A value in a notification's userInfo.
+///
+/// Not a ``HintValue``, though the two look alike: a hint goes to the server with the
+/// D-Bus type it was given, which is part of what it says (`urgency` is a byte, `x` and
+/// `y` are int32), while userInfo is the app's own data, kept in one integer type,
+/// handed back as int64 and matched as text (``text``). One type for both would let a
+/// hint lose its type or userInfo carry one that no handler expects.
 public enum UserInfoValue: Equatable, Sendable, Codable {
     case string(String)
     case integer(Int64)
