@@ -22,6 +22,7 @@ public struct StoredDelivery: Equatable, Sendable {
     public var seq: Int64
     /// The Chime id the notification has on the bus.
     public var id: String
+    /// Where it came from, which says how it is shown and what acting on it does.
     public var kind: Kind
     /// What is shown, as it came due (before the category adds its buttons).
     public var alert: Alert
@@ -32,6 +33,7 @@ public struct StoredDelivery: Equatable, Sendable {
     /// How many `Notify` calls for it failed so far.
     public var attempts: Int
 
+    /// A delivery as it is about to be stored, or as it was read back.
     public init(seq: Int64, id: String, kind: Kind, alert: Alert, replacing: String? = nil, due: Date, attempts: Int = 0) {
         self.seq = seq
         self.id = id

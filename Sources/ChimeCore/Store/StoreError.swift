@@ -6,18 +6,22 @@ import Glibc
 
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Equatable, CustomStringConvertible {
+    /// The data folder (first) cannot be made, for a reason (second).
     case cannotCreate(String, String)
+    /// Another chimed holds the folder's lock.
     case inUse(String)
     /// The file (first) cannot be opened now, for a reason (second: a clause) that may
     /// pass: nothing was moved or changed.
     case cannotOpen(String, String)
     /// A write found the disk holding the store (the folder) full; nothing was changed.
     case diskFull(String)
+    /// Anything else SQLite refused, in its words.
     case failed(String)
 
     /// The D-Bus error name a refused change is answered with.
     public static let diskFullErrorName = "io.github.chime.Error.DiskFull"
 
+    /// The error as one sentence, for the log and the bus.
     public var description: String {
         switch self {
         case .cannotCreate(let path, let reason): "Cannot create the data directory \(path): \(reason)"

@@ -19,10 +19,12 @@ public enum RepeatUnit: String, CaseIterable, Sendable {
 /// How a notification repeats: every `count` units (UILocalNotification's `repeatInterval`,
 /// with a count iOS does not have).
 public struct Recurrence: Hashable, Sendable {
+    /// The calendar unit of each step.
     public var unit: RepeatUnit
     /// Every `count` units; at least 1.
     public var count: Int
 
+    /// Every `count` `unit`s; throws when `count` is below 1.
     public init(unit: RepeatUnit, count: Int = 1) throws(FieldError) {
         guard count >= 1 else { throw FieldError("every", "the count must be 1 or more, not \(count).") }
         self.unit = unit
