@@ -44,7 +44,6 @@ let package = Package(
             dependencies: [
                 "DBus", "EventLoop", "ChimeCore", "CGLib", "CDesktopLibs", "JSON",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

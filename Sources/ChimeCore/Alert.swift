@@ -5,6 +5,7 @@ public struct Alert: Equatable, Sendable, Codable {
     public var title: String
     /// The body text (`alertBody`).
     public var body: String = ""
+    /// How urgent it is (the `urgency` hint).
     public var urgency: Urgency = .normal
     /// The program the notification speaks for, shown by most servers.
     public var appName: String = "Chime"
@@ -12,6 +13,7 @@ public struct Alert: Equatable, Sendable, Codable {
     public var desktopEntry: String?
     /// An icon name or an image file (`alertLaunchImage`).
     public var image: String?
+    /// What it plays when it shows (`soundName`).
     public var sound: Sound = .serverDefault
     /// A freedesktop category hint (`email.arrived`), or the name of a Chime action set.
     public var category: String?
@@ -28,6 +30,7 @@ public struct Alert: Equatable, Sendable, Codable {
     /// Data for the app, handed back with every action (`userInfo`).
     public var userInfo: [String: UserInfoValue] = [:]
 
+    /// An alert with a title and every other field at its default.
     public init(title: String) {
         self.title = title
     }
@@ -78,6 +81,7 @@ public enum Urgency: UInt8, CaseIterable, Sendable, Codable, CustomStringConvert
         self = match
     }
 
+    /// The name people write.
     public var description: String {
         switch self {
         case .low: "low"
@@ -92,9 +96,12 @@ public struct Action: Equatable, Sendable, Codable {
     /// The key servers use for activating the notification itself.
     public static let defaultKey = "default"
 
+    /// The key reported back when it is pressed.
     public var key: String
+    /// The label shown on it.
     public var label: String
 
+    /// A button with its key and label.
     public init(key: String, label: String) {
         self.key = key
         self.label = label
@@ -186,6 +193,12 @@ public enum HintValue: Equatable, Sendable, Codable {
 }
 
 /// A value in a notification's userInfo.
+///
+/// Not a ``HintValue``, though the two look alike: a hint goes to the server with the
+/// D-Bus type it was given, which is part of what it says (`urgency` is a byte, `x` and
+/// `y` are int32), while userInfo is the app's own data, kept in one integer type,
+/// handed back as int64 and matched as text (``text``). One type for both would let a
+/// hint lose its type or userInfo carry one that no handler expects.
 public enum UserInfoValue: Equatable, Sendable, Codable {
     case string(String)
     case integer(Int64)
@@ -195,14 +208,18 @@ public enum UserInfoValue: Equatable, Sendable, Codable {
 
 /// A field that failed validation, and why: reads as one sentence.
 public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The field at fault, as the caller named it (`hints.x`, `at`).
     public let field: String
+    /// Why, as the end of a sentence.
     public let reason: String
 
+    /// The error for `field`, which failed for `reason`.
     public init(_ field: String, _ reason: String) {
         self.field = field
         self.reason = reason
     }
 
+    /// `field: reason`: the sentence the caller sees.
     public var description: String { "\(field): \(reason)" }
 }
 

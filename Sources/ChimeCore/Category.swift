@@ -14,10 +14,14 @@ public enum ActionHandler: Equatable, Sendable {
 
 /// A button a category offers: its key, its label, and what it does.
 public struct ActionDefinition: Equatable, Sendable {
+    /// The key reported back when it is pressed.
     public var key: String
+    /// The label shown on it.
     public var label: String
+    /// What pressing it does.
     public var handler: ActionHandler
 
+    /// A button with its key, label and handler.
     public init(key: String, label: String, handler: ActionHandler) {
         self.key = key
         self.label = label
@@ -28,9 +32,12 @@ public struct ActionDefinition: Equatable, Sendable {
 /// A named set of buttons (UIUserNotificationCategory): a notification names one, and
 /// its buttons and their handlers come from here, never from the caller.
 public struct Category: Equatable, Sendable {
+    /// The name notifications give in `category`.
     public var name: String
+    /// Its buttons, in order.
     public var actions: [ActionDefinition]
 
+    /// A category named `name` offering `actions`.
     public init(name: String, actions: [ActionDefinition]) {
         self.name = name
         self.actions = actions

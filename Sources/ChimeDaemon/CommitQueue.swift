@@ -1,6 +1,5 @@
 import ChimeCore
 import EventLoop
-import GRDB
 
 /// Group commit: changes staged while the loop dispatches one batch of calls are
 /// written in one transaction before the loop sleeps again, and only then answered.
@@ -11,7 +10,7 @@ import GRDB
 /// rolled back alone and reported to its own caller, and the others commit regardless.
 final class CommitQueue {
     private let store: Store
-    private var staged: [(change: (Database) throws -> Void, done: (Result<Void, StoreError>) -> Void)] = []
+    private var staged: [(change: (Store.Transaction) throws -> Void, done: (Result<Void, StoreError>) -> Void)] = []
     private var hook: Source?
 
     /// Must be created after the bus connection is attached, so its hook runs after dispatch.
@@ -22,7 +21,7 @@ final class CommitQueue {
 
     /// Stages `change`; `done` runs after the transaction that carries it, with the
     /// change's own error if it threw, or the transaction's if that failed.
-    func stage(_ change: @escaping (Database) throws -> Void, done: @escaping (Result<Void, StoreError>) -> Void) {
+    func stage(_ change: @escaping (Store.Transaction) throws -> Void, done: @escaping (Result<Void, StoreError>) -> Void) {
         staged.append((change, done))
     }
 
@@ -35,18 +34,15 @@ final class CommitQueue {
         var failures: [Int: StoreError] = [:]
         let result: Result<Void, StoreError>
         do {
-            try store.write { db in
+            try store.write { transaction in
                 for (index, item) in batch.enumerated() {
                     do {
-                        try db.inSavepoint {
-                            try item.change(db)
-                            return .commit
-                        }
+                        try transaction.inSavepoint(item.change)
                     } catch {
                         failures[index] = .failed("\(error)")
                         // Some SQLite errors (a full disk, I/O) end the whole transaction:
                         // then nothing of the batch is written, and everyone hears so.
-                        if !db.isInsideTransaction { throw error }
+                        if !transaction.isOpen { throw error }
                     }
                 }
             }

@@ -1,6 +1,5 @@
 import ChimeCore
 import Foundation
-import GRDB
 
 /// What the presenter keeps in the store: occurrences not yet on screen, and their history.
 extension Presenter {
@@ -44,7 +43,7 @@ extension Presenter {
         stage("record \(event.rawValue) of \(delivery.stored.id)") { store, db in try store.record(entry, in: db) }
     }
 
-    func stage(_ what: String, _ change: @escaping (Store, Database) throws -> Void) {
+    func stage(_ what: String, _ change: @escaping (Store, Store.Transaction) throws -> Void) {
         commits.stage({ [store] db in try change(store, db) }, done: { [logger] result in
             if case .failure(let error) = result { logger.error("Cannot \(what): \(error)") }
         })

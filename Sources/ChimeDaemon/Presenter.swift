@@ -2,7 +2,6 @@ import ChimeCore
 import DBus
 import DequeModule
 import Foundation
-import GRDB
 import Logging
 
 /// The one owner of delivery: every notification from the moment it is due until it

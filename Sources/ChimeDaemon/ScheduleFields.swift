@@ -4,9 +4,10 @@ import Foundation
 
 /// The keys of `Schedule` that say when, beyond what an alert shows.
 ///
-/// `when` takes any form `WhenParser` reads; `repeat` a calendar unit, `every` a count
-/// of them; `zone` pins wall-clock times to an IANA zone and `floating` (the default
-/// for wall-clock times) makes them follow the system's; `lateLimit` is seconds or a
+/// `when` takes any form `WhenParser` reads; `repeat` a calendar unit in any form
+/// `Recurrence(parsing:)` reads (`day`, `daily`, `2 weeks`), `every` a count of them;
+/// `zone` pins wall-clock times to an IANA zone and `floating` (the default for
+/// wall-clock times) makes them follow the system's; `lateLimit` is seconds or a
 /// duration such as `10m`.
 struct ScheduleFields {
     static let keys = ["when", "repeat", "every", "zone", "floating", "calendar", "lateLimit"]
@@ -89,10 +90,11 @@ struct ScheduleFields {
         }
         var recurrence: Recurrence?
         if let repeatUnit {
-            guard let unit = RepeatUnit(rawValue: repeatUnit.lowercased()) else {
-                throw FieldError("repeat", "'\(repeatUnit)' is not one of \(RepeatUnit.allCases.map(\.rawValue).joined(separator: ", ")).")
+            let interval = try Recurrence(parsing: repeatUnit, field: "repeat")
+            if every != nil, interval.count != 1 {
+                throw FieldError("every", "cannot be combined with repeat '\(repeatUnit)', which has a count of its own.")
             }
-            recurrence = try Recurrence(unit: unit, count: every ?? 1)
+            recurrence = try Recurrence(unit: interval.unit, count: every ?? interval.count)
         } else if every != nil {
             throw FieldError("every", "needs repeat: every 30 of which unit?")
         }

@@ -1,7 +1,6 @@
 import ChimeCore
 import DBus
 import Foundation
-import GRDB
 import Logging
 
 /// `io.github.chime.Scheduler1`: the daemon's API on the bus.
@@ -329,7 +328,7 @@ final class SchedulerService {
     }
 
     /// Deletes what `select` picks inside one transaction, then answers with `reply`.
-    private func cancel(_ responder: Responder, select: @escaping (Database) throws -> [String],
+    private func cancel(_ responder: Responder, select: @escaping (Store.Transaction) throws -> [String],
                         reply: @escaping ([String]) -> [Value]) {
         var deleted: [String] = []
         var refusal: DBusError?

@@ -22,6 +22,11 @@ struct RecurrenceTests {
             "repeat",
             "'fortnightly' is not a repeat interval; use a unit (minute, hour, day, week, month, year) with an optional count, as in 30 minutes or 2 weeks."
         )) { try Recurrence(parsing: "fortnightly", field: "repeat") }
+        // Seconds are a unit of a duration, not of a repeat.
+        #expect(throws: FieldError(
+            "repeat",
+            "'30s' is not a repeat interval; use a unit (minute, hour, day, week, month, year) with an optional count, as in 30 minutes or 2 weeks."
+        )) { try Recurrence(parsing: "30s", field: "repeat") }
         #expect(throws: FieldError("every", "'99999999999 days' is not a repeat interval: the count is too large.")) {
             try Recurrence(parsing: "99999999999 days")
         }

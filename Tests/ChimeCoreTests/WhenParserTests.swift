@@ -159,6 +159,9 @@ struct WhenParserTests {
         ("-5m", "'-5m' is not a duration: it must be longer than zero."),
         ("5", "'5' is not a duration: 5 has no unit; use s, m, h, d or w."),
         ("5 parsecs", "'5 parsecs' is not a duration: 'parsecs' is not a unit; use s, m, h, d or w."),
+        // Months and years are units of a repeat, not of a duration: they have no fixed length.
+        ("2 months", "'2 months' is not a duration: 'months' is not a unit; use s, m, h, d or w."),
+        ("1y", "'1y' is not a duration: 'y' is not a unit; use s, m, h, d or w."),
         ("1.5h", "'1.5h' is not a duration: use whole numbers, as in 1h30m."),
         ("m", "'m' is not a duration; use 20m, 1h30m, 90s, 2d or 1w."),
         ("20m!", "'20m!' is not a duration; use 20m, 1h30m, 90s, 2d or 1w."),

@@ -144,6 +144,32 @@ struct SchedulingTests {
         ])
     }
 
+    @Test func repeatTakesAdverbsAndCountsAsWellAsUnits() throws {
+        let session = try TestSession()
+        _ = try session.add("Pills", "--at", "2030-01-31 09:00", "--repeat", "daily")
+        _ = try session.add("Bins", "--at", "2030-01-31 07:00", "--repeat", "2 weeks")
+        let typed = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                     "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.Schedule",
+                                     "{'title': <'Plants'>, 'when': <'2030-01-31 08:00'>, 'repeat': <'Weekly'>}"])
+        #expect(typed.status == 0, "\(typed)")
+        let json = try session.run(["chime", "list", "--json"]).stdout
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let rules = list.map { "\($0["title"] ?? ""): \($0["repeat"] ?? "") \($0["every"] ?? "")" }
+        #expect(rules == ["Bins: week 2", "Plants: week 1", "Pills: day 1"])
+
+        let next = try session.run(["chime", "next", "2030-01-31", "09:00", "--repeat", "daily", "--count", "3", "--json"])
+        #expect(next.status == 0, "\(next)")
+        let times = try #require(try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [[String: Any]])
+        #expect(times.map { $0["time"] as? String } == [
+            "2030-01-31T09:00:00+01:00", "2030-02-01T09:00:00+01:00", "2030-02-02T09:00:00+01:00",
+        ])
+
+        // A count in the repeat and another in --every: which one was meant is not guessed.
+        let both = try session.run(["chime", "add", "Bad", "--at", "9:00", "--repeat", "2 weeks", "--every", "3"])
+        #expect(both.status == 64, "\(both)")
+        #expect(both.stderr.contains("every: cannot be combined with repeat '2 weeks'"), "\(both)")
+    }
+
     @Test(arguments: [
         (["--at", "25:00"], "25:00"),
         (["--at", "2030-02-30 10:00"], "2030-02-30 10:00"),

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// One occurrence that came due and has not reached the screen yet, as the store keeps it.
 ///
@@ -22,6 +22,7 @@ public struct StoredDelivery: Equatable, Sendable {
     public var seq: Int64
     /// The Chime id the notification has on the bus.
     public var id: String
+    /// Where it came from, which says how it is shown and what acting on it does.
     public var kind: Kind
     /// What is shown, as it came due (before the category adds its buttons).
     public var alert: Alert
@@ -32,6 +33,7 @@ public struct StoredDelivery: Equatable, Sendable {
     /// How many `Notify` calls for it failed so far.
     public var attempts: Int
 
+    /// A delivery as it is about to be stored, or as it was read back.
     public init(seq: Int64, id: String, kind: Kind, alert: Alert, replacing: String? = nil, due: Date, attempts: Int = 0) {
         self.seq = seq
         self.id = id
@@ -47,8 +49,8 @@ extension Store {
     // MARK: - Deliveries (inside write)
 
     /// Records (or updates) an occurrence waiting for the screen.
-    public func save(_ delivery: StoredDelivery, in db: Database) throws {
-        try db.cachedStatement(sql: """
+    public func save(_ delivery: StoredDelivery, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: """
             INSERT OR REPLACE INTO delivery (seq, notificationId, kind, alert, replacing, due, attempts)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
@@ -58,8 +60,8 @@ extension Store {
     }
 
     /// Forgets an occurrence: it is on screen, or given up.
-    public func deleteDelivery(seq: Int64, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM delivery WHERE seq = ?").execute(arguments: [seq])
+    public func deleteDelivery(seq: Int64, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: "DELETE FROM delivery WHERE seq = ?").execute(arguments: [seq])
     }
 
     // MARK: - Reading

@@ -32,9 +32,11 @@ public struct HistoryEntry: Equatable, Sendable {
         case gaveUp = "gave up"
     }
 
+    /// When it happened.
     public var time: Date
     /// The notification's id; empty for a row that sums up a bulk cancel.
     public var id: String
+    /// What happened.
     public var event: Event
     /// The title it had then.
     public var title: String
@@ -45,6 +47,7 @@ public struct HistoryEntry: Equatable, Sendable {
     /// The id of the snoozed copy (`snoozed` only).
     public var copy: String?
 
+    /// An event as it is recorded, or as it was read back.
     public init(time: Date, id: String, event: Event, title: String, detail: String = "", action: String? = nil,
                 copy: String? = nil) {
         self.time = time

@@ -10,24 +10,32 @@ public struct ScheduledNotification: Equatable, Sendable {
         case done
     }
 
+    /// Its Chime id, unique in the store.
     public var id: String
+    /// What it shows.
     public var alert: Alert
+    /// When it fires.
     public var rule: FireRule
     /// How late it may still be shown; nil shows it however late.
     public var lateLimit: TimeInterval?
+    /// When it was scheduled.
     public var created: Date
     /// The index of the next occurrence to fire (0 = the first).
     public var nextIndex: Int
     /// When that occurrence is due; nil once done.
     public var nextFire: Date?
+    /// When it last fired; nil before the first time.
     public var lastFired: Date?
+    /// How many times it fired (dropped occurrences do not count).
     public var fireCount: Int
+    /// Whether it will fire again.
     public var state: State
     /// The notification this one is a snoozed copy of (the root of its lineage).
     public var origin: String?
     /// When Complete was pressed on it or its lineage.
     public var completed: Date?
 
+    /// A notification not fired yet: scheduled when it has a next fire time, else done.
     public init(id: String, alert: Alert, rule: FireRule, lateLimit: TimeInterval?, created: Date, nextIndex: Int, nextFire: Date?) {
         self.id = id
         self.alert = alert

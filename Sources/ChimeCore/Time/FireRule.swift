@@ -28,7 +28,9 @@ import Foundation
 ///
 /// A rule whose zone or calendar a caller later set to an unknown name has no occurrences.
 public struct FireRule: Hashable, Sendable {
+    /// The first occurrence.
     public var trigger: Trigger
+    /// How it repeats; nil fires once.
     public var recurrence: Recurrence?
     /// A Foundation calendar identifier's name, such as `gregorian` or `hebrew`.
     public var calendar: String

@@ -6,8 +6,10 @@ import Foundation
 /// done here rather than through `Calendar`, so that reading a wall-clock time never depends
 /// on Foundation's policies for skipped and repeated times (see `date(in:)`).
 public struct LocalDateTime: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The fields as written: month and day from 1, hour from 0 to 23.
     public var year, month, day, hour, minute, second: Int
 
+    /// The fields as given, unchecked (see `problem`).
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.year = year
         self.month = month
@@ -44,6 +46,7 @@ public struct LocalDateTime: Hashable, Sendable, Comparable, CustomStringConvert
         "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T\(Self.pad(hour, 2)):\(Self.pad(minute, 2)):\(Self.pad(second, 2))"
     }
 
+    /// Earlier on the wall clock, field by field.
     public static func < (a: LocalDateTime, b: LocalDateTime) -> Bool {
         (a.year, a.month, a.day, a.hour, a.minute, a.second) < (b.year, b.month, b.day, b.hour, b.minute, b.second)
     }

@@ -10,6 +10,7 @@ import Foundation
 /// than its late limit; a firing within `onTimeTolerance` is on time and never dropped,
 /// so a limit of zero means "only on time".
 public enum MissedFire {
+    /// What to do now, and what comes next.
     public enum Decision: Equatable, Sendable {
         /// Fire once now; `next` is the following occurrence strictly after now (nil: a
         /// one-shot, done).

@@ -8,24 +8,23 @@ public enum RepeatUnit: String, CaseIterable, Sendable {
     var isShorterThanADay: Bool { self == .minute || self == .hour }
 
     /// The length of one unit in a zone-less frame, for the units that have one.
-    var fixedSeconds: Int? {
-        switch self {
-        case .minute: 60
-        case .hour: 3_600
-        case .day: 86_400
-        case .week: 604_800
-        case .month, .year: nil
-        }
+    var fixedSeconds: Int? { TimeUnit(rawValue: rawValue)?.fixedSeconds }
+
+    /// The repeat unit a unit of time is, when it is one (seconds are not).
+    init?(_ unit: TimeUnit) {
+        self.init(rawValue: unit.rawValue)
     }
 }
 
 /// How a notification repeats: every `count` units (UILocalNotification's `repeatInterval`,
 /// with a count iOS does not have).
 public struct Recurrence: Hashable, Sendable {
+    /// The calendar unit of each step.
     public var unit: RepeatUnit
     /// Every `count` units; at least 1.
     public var count: Int
 
+    /// Every `count` `unit`s; throws when `count` is below 1.
     public init(unit: RepeatUnit, count: Int = 1) throws(FieldError) {
         guard count >= 1 else { throw FieldError("every", "the count must be 1 or more, not \(count).") }
         self.unit = unit
@@ -46,7 +45,7 @@ public struct Recurrence: Hashable, Sendable {
         let digits = words.prefix(while: \.isASCIIDigit)
         let name = words.dropFirst(digits.count)
         let usage = "use a unit (minute, hour, day, week, month, year) with an optional count, as in 30 minutes or 2 weeks."
-        guard let unit = Self.unitNames[String(name)] else {
+        guard let unit = TimeUnit(spelling: String(name)).flatMap(RepeatUnit.init) else {
             throw FieldError(field, "'\(text)' is not a repeat interval; \(usage)")
         }
         guard digits.isEmpty || digits.count <= 9, let count = digits.isEmpty ? 1 : Int(digits) else {
@@ -54,21 +53,6 @@ public struct Recurrence: Hashable, Sendable {
         }
         do { try self.init(unit: unit, count: count) } catch { throw FieldError(field, error.reason) }
     }
-
-    private static let unitNames: [String: RepeatUnit] = {
-        var names: [String: RepeatUnit] = [:]
-        for (unit, spellings) in [
-            (RepeatUnit.minute, ["m", "min", "mins", "minute", "minutes"]),
-            (.hour, ["h", "hr", "hrs", "hour", "hours"]),
-            (.day, ["d", "day", "days"]),
-            (.week, ["w", "wk", "wks", "week", "weeks"]),
-            (.month, ["mo", "month", "months"]),
-            (.year, ["y", "yr", "yrs", "year", "years"]),
-        ] {
-            for spelling in spellings { names[spelling] = unit }
-        }
-        return names
-    }()
 }
 
 extension Character {

@@ -16,9 +16,12 @@ import Foundation
 /// judged on that zone's clock. Words are case-insensitive. A date without a time is
 /// refused rather than guessed. Every error names the field `at` (or `zone`) and says why.
 public struct WhenParser: Sendable {
+    /// The instant relative forms (`in 20m`, `today`, `15:00`) count from.
     public var now: Date
+    /// The zone whose wall clock says what "today" and "still ahead" are, when no zone is given.
     public var systemZone: TimeZone
 
+    /// A parser that reads times as of `now` in `systemZone`.
     public init(now: Date, systemZone: TimeZone) {
         self.now = now
         self.systemZone = systemZone

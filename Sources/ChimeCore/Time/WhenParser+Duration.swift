@@ -32,7 +32,7 @@ extension WhenParser {
             guard !unitName.isEmpty else {
                 throw FieldError(field, "'\(trimmed)' is not a duration: \(number) has no unit; use s, m, h, d or w.")
             }
-            guard let unit = unitSeconds[unitName] else {
+            guard let unit = TimeUnit(spelling: unitName)?.fixedSeconds else {
                 throw FieldError(field, "'\(trimmed)' is not a duration: '\(unitName)' is not a unit; use s, m, h, d or w.")
             }
             guard number.count <= 12, let value = Int(number), total <= maximumDuration else {
@@ -49,18 +49,4 @@ extension WhenParser {
 
     /// A hundred years of days: a notification further away than that is a typing mistake.
     static let maximumDuration = 100 * 366 * 86_400
-
-    private static let unitSeconds: [String: Int] = {
-        var units: [String: Int] = [:]
-        for (seconds, names) in [
-            (1, ["s", "sec", "secs", "second", "seconds"]),
-            (60, ["m", "min", "mins", "minute", "minutes"]),
-            (3_600, ["h", "hr", "hrs", "hour", "hours"]),
-            (86_400, ["d", "day", "days"]),
-            (604_800, ["w", "wk", "wks", "week", "weeks"]),
-        ] {
-            for name in names { units[name] = seconds }
-        }
-        return units
-    }()
 }

@@ -1,0 +1,68 @@
+import Foundation
+internal import GRDB
+
+/// A notification as a row of the `notification` table and back.
+extension Store {
+    /// The notification a row holds; throws when the row is incomplete or from a newer version.
+    func decode(_ row: Row) throws -> ScheduledNotification {
+        let trigger = try TriggerColumns(kind: row["triggerKind"], instant: row["triggerInstant"], local: row["triggerLocal"],
+                                         zone: row["triggerZone"]).trigger
+        let unit: String? = row["repeatUnit"]
+        let recurrence = try unit.map { text throws -> Recurrence in
+            guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
+            return try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
+        }
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: row["calendar"])
+        let alertData: Data = row["alert"]
+        var notification = ScheduledNotification(
+            id: row["id"], alert: try decoder.decode(Alert.self, from: alertData), rule: rule, lateLimit: row["lateLimit"],
+            created: Date(timeIntervalSince1970: row["created"]), nextIndex: row["nextIndex"],
+            nextFire: (row["nextFire"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        )
+        notification.lastFired = (row["lastFired"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        notification.origin = row["origin"]
+        notification.completed = (row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        notification.fireCount = row["fireCount"]
+        notification.state = ScheduledNotification.State(rawValue: row["state"]) ?? .done
+        return notification
+    }
+}
+
+/// A trigger spread over the table's columns, so due times stay queryable.
+struct TriggerColumns {
+    var kind: String
+    var instant: Double?
+    var local: String?
+    var zone: String?
+
+    init(_ trigger: Trigger) {
+        switch trigger {
+        case .absolute(let date): self.init(kind: "absolute", instant: date.timeIntervalSince1970)
+        case .floating(let local): self.init(kind: "floating", local: local.description)
+        case .zoned(let local, let zone): self.init(kind: "zoned", local: local.description, zone: zone)
+        }
+    }
+
+    init(kind: String, instant: Double? = nil, local: String? = nil, zone: String? = nil) {
+        self.kind = kind
+        self.instant = instant
+        self.local = local
+        self.zone = zone
+    }
+
+    var trigger: Trigger {
+        get throws {
+            switch kind {
+            case "absolute":
+                if let instant { return .absolute(Date(timeIntervalSince1970: instant)) }
+            case "floating":
+                if let local, let dateTime = LocalDateTime(iso: local) { return .floating(dateTime) }
+            case "zoned":
+                if let local, let dateTime = LocalDateTime(iso: local), let zone { return .zoned(dateTime, zone: zone) }
+            default:
+                break
+            }
+            throw StoreError.failed("A stored trigger of kind '\(kind)' is incomplete.")
+        }
+    }
+}

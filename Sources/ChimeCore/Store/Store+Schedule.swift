@@ -1,0 +1,168 @@
+import Foundation
+internal import GRDB
+
+/// The schedule: adding, firing, completing and cancelling notifications, and reading them.
+extension Store {
+    // MARK: - Changes (inside write)
+
+    /// Adds `notification`; false when its id is taken.
+    ///
+    /// Statements are compiled once per connection (GRDB's statement cache): compiling
+    /// them anew was a fifth of the cost of a schedule.
+    public func insert(_ notification: ScheduledNotification, in transaction: Transaction) throws -> Bool {
+        let trigger = TriggerColumns(notification.rule.trigger)
+        try transaction.db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
+                repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
+                trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
+                notification.rule.calendar, notification.lateLimit, try encoder.encode(notification.alert),
+                notification.nextIndex, notification.nextFire?.timeIntervalSince1970,
+                notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
+                notification.origin,
+            ])
+        // The primary key refuses a taken id; the caller draws another.
+        guard transaction.db.changesCount > 0 else { return false }
+        let userInfo = try transaction.db.cachedStatement(sql: "INSERT INTO userInfo (notificationId, key, value) VALUES (?, ?, ?)")
+        for (key, value) in notification.alert.userInfo {
+            try userInfo.execute(arguments: [notification.id, key, value.text])
+        }
+        return true
+    }
+
+    /// Records a firing (or a drop): the next occurrence, or done.
+    public func recordFiring(id: String, at instant: Date?, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: """
+            UPDATE notification SET lastFired = coalesce(?, lastFired), fireCount = fireCount + ?, nextIndex = ?,
+                nextFire = ?, state = ? WHERE id = ?
+            """).execute(arguments: [instant?.timeIntervalSince1970, instant == nil ? 0 : 1, nextIndex,
+                             nextFire?.timeIntervalSince1970, (nextFire == nil ? ScheduledNotification.State.done : .scheduled).rawValue, id])
+    }
+
+    /// Moves the next occurrence (a time-zone change moved a floating one).
+    public func reschedule(id: String, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
+        try transaction.db.execute(sql: "UPDATE notification SET nextIndex = ?, nextFire = ? WHERE id = ?",
+                                   arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
+    }
+
+    /// The notification `id` was snoozed from (itself when it is no copy, or unknown).
+    public func lineageRoot(of id: String, in transaction: Transaction) throws -> String {
+        try String.fetchOne(transaction.db, sql: "SELECT coalesce(origin, id) FROM notification WHERE id = ?", arguments: [id]) ?? id
+    }
+
+    /// Ends `id`'s lineage (it, the notification it was snoozed from, and every snoozed
+    /// copy of that one): no further occurrences. Returns the ids that were still scheduled.
+    public func complete(id: String, at instant: Date, in transaction: Transaction) throws -> [String] {
+        let root = try lineageRoot(of: id, in: transaction)
+        let lineage = try String.fetchAll(transaction.db, sql: """
+            SELECT id FROM notification WHERE (id = ? OR origin = ?) AND state = 'scheduled'
+            """, arguments: [root, root])
+        try transaction.db.execute(sql: """
+            UPDATE notification SET state = 'done', nextFire = NULL, completed = ? WHERE id = ? OR origin = ?
+            """, arguments: [instant.timeIntervalSince1970, root, root])
+        return lineage
+    }
+
+    /// Deletes the given ids and records them as cancelled; returns those that existed.
+    public func cancel(ids: [String], at instant: Date, detail: String, in transaction: Transaction) throws -> [String] {
+        let itemized = ids.count <= Self.itemizedCancelLimit
+        if itemized {
+            // Recorded first: the title is in the row about to go. Unknown ids add nothing.
+            let record = try transaction.db.cachedStatement(sql: """
+                INSERT INTO history (time, notificationId, lineage, event, title, detail)
+                SELECT ?, id, coalesce(origin, id), 'cancelled', \(Self.storedTitle), ? FROM notification WHERE id = ?
+                """)
+            for id in ids { try record.execute(arguments: [instant.timeIntervalSince1970, detail, id]) }
+        }
+        var deleted: [String] = []
+        let delete = try transaction.db.cachedStatement(sql: "DELETE FROM notification WHERE id = ?")
+        // An occurrence that came due and still waits for a server goes with it.
+        let withdraw = try transaction.db.cachedStatement(sql: "DELETE FROM delivery WHERE notificationId = ?")
+        for id in ids {
+            try delete.execute(arguments: [id])
+            guard transaction.db.changesCount > 0 else { continue }
+            deleted.append(id)
+            try withdraw.execute(arguments: [id])
+        }
+        try recordedCancels(deleted.count, itemized: itemized, at: instant, detail: detail, in: transaction)
+        return deleted
+    }
+
+    /// The ids of scheduled notifications whose userInfo has `key` equal to `value` (as text).
+    public func ids(matchingKey key: String, value: String, in transaction: Transaction) throws -> [String] {
+        try String.fetchAll(transaction.db, sql: """
+            SELECT u.notificationId FROM userInfo u JOIN notification n ON n.id = u.notificationId
+            WHERE u.key = ? AND u.value = ? AND n.state = 'scheduled'
+            """, arguments: [key, value])
+    }
+
+    /// Deletes every scheduled notification in one statement and records them as
+    /// cancelled; returns their ids.
+    public func cancelScheduled(at instant: Date, detail: String, in transaction: Transaction) throws -> [String] {
+        let ids = try String.fetchAll(transaction.db, sql: "SELECT id FROM notification WHERE state = 'scheduled'")
+        let itemized = ids.count <= Self.itemizedCancelLimit
+        if itemized {
+            try transaction.db.execute(sql: """
+                INSERT INTO history (time, notificationId, lineage, event, title, detail)
+                SELECT ?, id, coalesce(origin, id), 'cancelled', \(Self.storedTitle), ? FROM notification
+                WHERE state = 'scheduled' ORDER BY nextFire, id
+                """, arguments: [instant.timeIntervalSince1970, detail])
+        }
+        try transaction.db.execute(sql: """
+            DELETE FROM delivery WHERE notificationId IN (SELECT id FROM notification WHERE state = 'scheduled')
+            """)
+        try transaction.db.execute(sql: "DELETE FROM notification WHERE state = 'scheduled'")
+        try recordedCancels(ids.count, itemized: itemized, at: instant, detail: detail, in: transaction)
+        return ids
+    }
+
+    /// The title inside a row's alert, read by SQLite so a cancel decodes no alerts.
+    /// The CAST keeps newer SQLite from taking the blob for its binary JSON.
+    private static let storedTitle = "coalesce(json_extract(CAST(alert AS TEXT), '$.title'), '')"
+
+    /// Counts itemized cancel rows, or writes the one row that sums up a bulk cancel.
+    private func recordedCancels(_ count: Int, itemized: Bool, at instant: Date, detail: String, in transaction: Transaction) throws {
+        if itemized {
+            try pruneHistoryIfDue(adding: count, in: transaction)
+        } else if count > 0 {
+            try record(HistoryEntry(time: instant, id: "", event: .cancelled, title: "\(count) notifications", detail: detail), in: transaction)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// One notification, scheduled or done.
+    public func notification(id: String) throws(StoreError) -> ScheduledNotification? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(decode) }
+    }
+
+    /// Several notifications by id, in no particular order.
+    public func notifications(ids: [String]) throws(StoreError) -> [ScheduledNotification] {
+        try read { db in
+            let select = try db.cachedStatement(sql: "SELECT * FROM notification WHERE id = ?")
+            return try ids.compactMap { id in try Row.fetchOne(select, arguments: [id]).map(decode) }
+        }
+    }
+
+    /// Every scheduled notification, soonest first.
+    public func scheduled() throws(StoreError) -> [ScheduledNotification] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notification WHERE state = 'scheduled' ORDER BY nextFire, id").map(decode)
+        }
+    }
+
+    /// What the heap needs at start-up, without decoding alerts: id, due time, and
+    /// whether the due time depends on the system zone.
+    public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date, floating: Bool)] {
+        try read { db in
+            var result: [(id: String, nextFire: Date, floating: Bool)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, nextFire, triggerKind FROM notification WHERE nextFire IS NOT NULL")
+            while let row = try rows.next() {
+                result.append((row[0], Date(timeIntervalSince1970: row[1]), (row[2] as String) == "floating"))
+            }
+            return result
+        }
+    }
+}

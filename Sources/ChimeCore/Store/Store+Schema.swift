@@ -1,0 +1,108 @@
+import Foundation
+internal import GRDB
+
+/// The SQLite file: how it is opened, and the migrations that bring any older one up to date.
+extension Store {
+    /// Opens and migrates the database at `url`; throws ``Damage`` when its quick check fails.
+    static func openDatabase(_ url: URL) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        // Another program (sqlite3, a backup tool) may hold a lock for a moment.
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            // WAL with FULL sync: a commit is on disk when it returns, and costs one fsync.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        try queue.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            // A damaged file fails here rather than at the first reminder: damage in
+            // the middle of a table is found only by reading every page. Measured here:
+            // 0.6 ms for 300 reminders, 60 to 100 ms for 100,000 (a 39 MB store).
+            let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }
+        }
+        try migrator.migrate(queue)
+        return queue
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE notification (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    created REAL NOT NULL,
+                    triggerKind TEXT NOT NULL,
+                    triggerInstant REAL,
+                    triggerLocal TEXT,
+                    triggerZone TEXT,
+                    repeatUnit TEXT,
+                    repeatCount INTEGER,
+                    calendar TEXT NOT NULL,
+                    lateLimit REAL,
+                    alert BLOB NOT NULL,
+                    nextIndex INTEGER NOT NULL,
+                    nextFire REAL,
+                    lastFired REAL,
+                    fireCount INTEGER NOT NULL DEFAULT 0,
+                    state TEXT NOT NULL
+                );
+                CREATE INDEX notification_nextFire ON notification(nextFire) WHERE nextFire IS NOT NULL;
+                CREATE TABLE userInfo (
+                    notificationId TEXT NOT NULL REFERENCES notification(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (notificationId, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX userInfo_keyValue ON userInfo(key, value);
+                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v2: lineage and completion") { db in
+            // origin: the notification a snoozed copy came from; completed: when Complete was pressed.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN origin TEXT;
+                ALTER TABLE notification ADD COLUMN completed REAL;
+                CREATE INDEX notification_origin ON notification(origin) WHERE origin IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v3: history") { db in
+            // seq without AUTOINCREMENT: a new row gets max + 1, and pruning removes only
+            // the oldest, so seq stays dense and `max - limit` is the pruning bound.
+            // lineage: the notification a snoozed copy came from (its own id when none),
+            // so `chime log --id` finds a notification and all its copies in one look-up.
+            try db.execute(sql: """
+                CREATE TABLE history (
+                    seq INTEGER PRIMARY KEY,
+                    time REAL NOT NULL,
+                    notificationId TEXT NOT NULL,
+                    lineage TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    actionKey TEXT,
+                    copyId TEXT,
+                    title TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                );
+                CREATE INDEX history_lineage ON history(lineage);
+                """)
+        }
+        migrator.registerMigration("v4: deliveries") { db in
+            // Occurrences that came due and are not on screen yet: re-sent at the next
+            // start if chimed stops first. A row carries its own alert, since summaries
+            // and notifications shown now have no row in `notification`.
+            try db.execute(sql: """
+                CREATE TABLE delivery (
+                    seq INTEGER PRIMARY KEY,
+                    notificationId TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    alert BLOB NOT NULL,
+                    replacing TEXT,
+                    due REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX delivery_notificationId ON delivery(notificationId);
+                """)
+        }
+        return migrator
+    }
+}
