@@ -118,7 +118,7 @@ final class CommandRunner {
         let input = Array(Self.input(id: id, action: action, userInfoJSON: userInfoJSON).utf8) + [UInt8(ascii: "\n")]
         // The JSON is small: it fits the pipe buffer (64 KiB) and is written whole before
         // the command starts. Anything longer waits for the pipe to drain, from the loop.
-        let written = CommandSpawn.write(input, from: 0, to: writeEnd)
+        let written = Descriptor.write(input, from: 0, to: writeEnd)
 
         var pid: pid_t = 0
         let spawn = { CommandSpawn.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid) }
@@ -183,7 +183,7 @@ final class CommandRunner {
 
     private func writeMore(_ child: RunningCommand) {
         guard let input = child.input else { return }
-        let written = CommandSpawn.write(input.bytes, from: input.written, to: input.writeEnd)
+        let written = Descriptor.write(input.bytes, from: input.written, to: input.writeEnd)
         child.input?.written = written
         if written >= input.bytes.count { child.closeInput() }
     }

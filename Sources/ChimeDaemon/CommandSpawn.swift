@@ -5,22 +5,6 @@ import Glibc
 /// Starting one command: its environment, its standard input, and `posix_spawnp` with a
 /// clean slate.
 enum CommandSpawn {
-    /// Writes what fits without blocking; returns how much of `bytes` is written in all.
-    static func write(_ bytes: [UInt8], from start: Int, to fd: Int32) -> Int {
-        var offset = start
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                offset += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                break
-            }
-        }
-        return offset
-    }
-
     /// The longest userInfo JSON put in the environment. Linux refuses to start a program
     /// with one environment string over 128 KiB (MAX_ARG_STRLEN, E2BIG); standard input
     /// has no limit, so a larger userInfo reaches the command there only.
