@@ -4,10 +4,10 @@ import Foundation
 /// Turns the groups of a parsed key file into categories, or the first error by line:
 /// the meaning of the config, where ``KeyFile`` is its syntax.
 struct ConfigReader {
-    let file: KeyFile
-    let lines: KeyFileLines
-    let path: String
-    var errors: [ConfigError] = []
+    private let file: KeyFile
+    private let lines: KeyFileLines
+    private let path: String
+    private var errors: [ConfigError] = []
 
     init(file: KeyFile, lines: KeyFileLines, path: String) {
         self.file = file
@@ -20,6 +20,7 @@ struct ConfigReader {
         case action(String)
     }
 
+    /// The config the file defines, or its first error in the order of the file.
     mutating func read() -> Result<Config, ConfigError> {
         var categoryGroups: [(group: String, name: String)] = []
         var actions: [String: ActionDefinition] = [:]
