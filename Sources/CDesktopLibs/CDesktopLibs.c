@@ -35,6 +35,29 @@ static void *open_library(const char *soname, void **handle, int *tried)
     return *handle;
 }
 
+// One function to look up, and the pointer that receives its address.
+typedef struct {
+    const char *name;
+    void **slot;
+} symbol;
+
+// Opens `soname` once and looks up every symbol, all or none: when one is missing every
+// slot is cleared again and `missing` is kept as the reason. Returns whether all are there.
+static int load_library(const char *soname, void **handle, int *tried, const symbol *symbols, size_t count,
+                        const char *missing)
+{
+    if (open_library(soname, handle, tried) == NULL) return 0;
+    for (size_t i = 0; i < count; i++) {
+        *symbols[i].slot = dlsym(*handle, symbols[i].name);
+        if (*symbols[i].slot == NULL) {
+            for (size_t j = 0; j < count; j++) *symbols[j].slot = NULL;
+            strncpy(load_error, missing, sizeof load_error - 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 // MARK: GIO
 
 static void *gio;
@@ -53,21 +76,17 @@ static struct {
 static int load_gio(void)
 {
     if (g.unref != NULL) return 1;
-    void *handle = open_library("libgio-2.0.so.0", &gio, &gio_tried);
-    if (handle == NULL) return 0;
     // dlsym on the handle also searches GIO's own dependencies: GObject and GLib.
-    *(void **)&g.app_info_new = dlsym(handle, "g_desktop_app_info_new");
-    *(void **)&g.get_boolean = dlsym(handle, "g_desktop_app_info_get_boolean");
-    *(void **)&g.list_actions = dlsym(handle, "g_desktop_app_info_list_actions");
-    *(void **)&g.launch = dlsym(handle, "g_desktop_app_info_launch_uris_as_manager");
-    *(void **)&g.error_free = dlsym(handle, "g_error_free");
-    void *unref = dlsym(handle, "g_object_unref");
-    if (!g.app_info_new || !g.get_boolean || !g.list_actions || !g.launch || !g.error_free || !unref) {
-        strncpy(load_error, "libgio-2.0.so.0 lacks GDesktopAppInfo", sizeof load_error - 1);
-        return 0;
-    }
-    *(void **)&g.unref = unref;
-    return 1;
+    const symbol symbols[] = {
+        {"g_desktop_app_info_new", (void **)&g.app_info_new},
+        {"g_desktop_app_info_get_boolean", (void **)&g.get_boolean},
+        {"g_desktop_app_info_list_actions", (void **)&g.list_actions},
+        {"g_desktop_app_info_launch_uris_as_manager", (void **)&g.launch},
+        {"g_error_free", (void **)&g.error_free},
+        {"g_object_unref", (void **)&g.unref},
+    };
+    return load_library("libgio-2.0.so.0", &gio, &gio_tried, symbols, sizeof symbols / sizeof *symbols,
+                        "libgio-2.0.so.0 lacks GDesktopAppInfo");
 }
 
 void *chime_app_info_new(const char *desktop_id)
@@ -135,23 +154,18 @@ static struct {
 static int load_canberra(void)
 {
     if (ca.strerror != NULL) return 1;
-    void *handle = open_library("libcanberra.so.0", &canberra, &canberra_tried);
-    if (handle == NULL) return 0;
-    *(void **)&ca.context_create = dlsym(handle, "ca_context_create");
-    *(void **)&ca.context_destroy = dlsym(handle, "ca_context_destroy");
-    *(void **)&ca.change_props_full = dlsym(handle, "ca_context_change_props_full");
-    *(void **)&ca.play_full = dlsym(handle, "ca_context_play_full");
-    *(void **)&ca.proplist_create = dlsym(handle, "ca_proplist_create");
-    *(void **)&ca.proplist_destroy = dlsym(handle, "ca_proplist_destroy");
-    *(void **)&ca.proplist_sets = dlsym(handle, "ca_proplist_sets");
-    void *describe = dlsym(handle, "ca_strerror");
-    if (!ca.context_create || !ca.context_destroy || !ca.change_props_full || !ca.play_full || !ca.proplist_create
-        || !ca.proplist_destroy || !ca.proplist_sets || !describe) {
-        strncpy(load_error, "libcanberra.so.0 lacks the functions Chime uses", sizeof load_error - 1);
-        return 0;
-    }
-    *(void **)&ca.strerror = describe;
-    return 1;
+    const symbol symbols[] = {
+        {"ca_context_create", (void **)&ca.context_create},
+        {"ca_context_destroy", (void **)&ca.context_destroy},
+        {"ca_context_change_props_full", (void **)&ca.change_props_full},
+        {"ca_context_play_full", (void **)&ca.play_full},
+        {"ca_proplist_create", (void **)&ca.proplist_create},
+        {"ca_proplist_destroy", (void **)&ca.proplist_destroy},
+        {"ca_proplist_sets", (void **)&ca.proplist_sets},
+        {"ca_strerror", (void **)&ca.strerror},
+    };
+    return load_library("libcanberra.so.0", &canberra, &canberra_tried, symbols, sizeof symbols / sizeof *symbols,
+                        "libcanberra.so.0 lacks the functions Chime uses");
 }
 
 // A property list of `count` key/value pairs, or NULL.

@@ -5,11 +5,9 @@
 #include <pthread.h>
 #include <string.h>
 #include <stddef.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -26,20 +24,6 @@ const int clinux_TFD_TIMER_ABSTIME = TFD_TIMER_ABSTIME;
 const int clinux_TFD_TIMER_CANCEL_ON_SET = TFD_TIMER_CANCEL_ON_SET;
 const int clinux_SFD_CLOEXEC = SFD_CLOEXEC;
 const int clinux_SFD_NONBLOCK = SFD_NONBLOCK;
-const int clinux_EFD_CLOEXEC = EFD_CLOEXEC;
-const int clinux_EFD_NONBLOCK = EFD_NONBLOCK;
-const uint32_t clinux_IN_CLOSE_WRITE = IN_CLOSE_WRITE;
-const uint32_t clinux_IN_MOVED_TO = IN_MOVED_TO;
-const uint32_t clinux_IN_CREATE = IN_CREATE;
-const uint32_t clinux_IN_DELETE_SELF = IN_DELETE_SELF;
-const uint32_t clinux_IN_MOVE_SELF = IN_MOVE_SELF;
-const uint32_t clinux_IN_ATTRIB = IN_ATTRIB;
-const uint32_t clinux_IN_DONT_FOLLOW = IN_DONT_FOLLOW;
-const uint32_t clinux_IN_ONLYDIR = IN_ONLYDIR;
-const uint32_t clinux_IN_IGNORED = IN_IGNORED;
-const uint32_t clinux_IN_Q_OVERFLOW = IN_Q_OVERFLOW;
-const int clinux_IN_CLOEXEC = IN_CLOEXEC;
-const int clinux_IN_NONBLOCK = IN_NONBLOCK;
 
 int clinux_timerfd_create(int clockid, int flags) {
     return timerfd_create(clockid, flags);
@@ -66,28 +50,6 @@ int clinux_signalfd_read(int fd) {
     if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
     return -1;
-}
-
-int clinux_unblock_all_signals(void) {
-    sigset_t set;
-    sigemptyset(&set);
-    return pthread_sigmask(SIG_SETMASK, &set, NULL);
-}
-
-int clinux_eventfd(unsigned int initval, int flags) {
-    return eventfd(initval, flags);
-}
-
-int clinux_inotify_init(int flags) {
-    return inotify_init1(flags);
-}
-
-int clinux_inotify_add_watch(int fd, const char *path, uint32_t mask) {
-    return inotify_add_watch(fd, path, mask);
-}
-
-int clinux_inotify_rm_watch(int fd, int wd) {
-    return inotify_rm_watch(fd, wd);
 }
 
 int clinux_pidfd_open(pid_t pid) {

@@ -108,14 +108,7 @@ final class AppLauncher {
     }
 
     private static func actions(of info: UnsafeMutableRawPointer) -> [String] {
-        guard let list = chime_app_info_list_actions(info) else { return [] }
-        var actions: [String] = []
-        var index = 0
-        while let action = list[index] {
-            actions.append(String(cString: action))
-            index += 1
-        }
-        return actions
+        chime_app_info_list_actions(info).map { [String](nullTerminated: $0) } ?? []
     }
 
     // MARK: - Exec

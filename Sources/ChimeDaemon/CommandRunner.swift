@@ -43,8 +43,8 @@ final class CommandRunner {
     let maxRunning: Int
     /// How many wait for a free place; a press past that is refused.
     let maxWaiting: Int
-    private var running: [pid_t: Child] = [:]
-    private var waiting: [Request] = []
+    private var running: [pid_t: RunningCommand] = [:]
+    private var waiting: [CommandRequest] = []
     private var nextDeliveryID = 0
     private var deliveries: [Int: Source] = [:]
 
@@ -78,8 +78,8 @@ final class CommandRunner {
         argv: [String], timeout: TimeInterval, id: String, action: String, userInfoJSON: String,
         completion: ((CommandOutcome) -> Void)? = nil
     ) {
-        let request = Request(argv: argv, timeout: timeout, userInfoJSON: userInfoJSON,
-                              context: Context(id: id, action: action, program: argv.first ?? "", completion: completion))
+        let request = CommandRequest(argv: argv, timeout: timeout, userInfoJSON: userInfoJSON,
+                                     context: CommandContext(id: id, action: action, program: argv.first ?? "", completion: completion))
         guard running.count >= maxRunning else { return start(request) }
         guard waiting.count < maxWaiting else {
             return failed(request.context, "\(running.count) commands are running and \(waiting.count) are waiting, "
@@ -96,21 +96,21 @@ final class CommandRunner {
         }
     }
 
-    private func start(_ request: Request) {
+    private func start(_ request: CommandRequest) {
         let (argv, timeout, userInfoJSON, context) = (request.argv, request.timeout, request.userInfoJSON, request.context)
         let (id, action) = (context.id, context.action)
         guard let program = argv.first, !program.isEmpty else {
             return failed(context, "The command is empty.")
         }
         // A C string ends at the first NUL: such an argument would reach the program cut short.
-        let environment = Self.environment(id: id, action: action, userInfoJSON: userInfoJSON)
+        let environment = CommandSpawn.environment(id: id, action: action, userInfoJSON: userInfoJSON)
         if argv.contains(where: { $0.utf8.contains(0) }) || environment.contains(where: { $0.utf8.contains(0) }) {
             return failed(context, "An argument, the id, the action or the userInfo contains a NUL character.")
         }
 
         var ends: [Int32] = [-1, -1]
         guard clinux_pipe_cloexec(&ends) == 0 else {
-            return failed(context, "No pipe for its standard input: \(Self.errorText(errno)).")
+            return failed(context, "No pipe for its standard input: \(CommandSpawn.errorText(errno)).")
         }
         let (readEnd, writeEnd) = (ends[0], ends[1])
         // Only the daemon's end is non-blocking: the command reads an ordinary blocking stdin.
@@ -118,22 +118,22 @@ final class CommandRunner {
         let input = Array(Self.input(id: id, action: action, userInfoJSON: userInfoJSON).utf8) + [UInt8(ascii: "\n")]
         // The JSON is small: it fits the pipe buffer (64 KiB) and is written whole before
         // the command starts. Anything longer waits for the pipe to drain, from the loop.
-        let written = Self.write(input, from: 0, to: writeEnd)
+        let written = Descriptor.write(input, from: 0, to: writeEnd)
 
         var pid: pid_t = 0
-        let spawn = { Self.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid) }
+        let spawn = { CommandSpawn.spawn(program: program, argv: argv, environment: environment, stdin: readEnd, pid: &pid) }
         let status = placement?.withSessionUmask(spawn) ?? spawn()
         guard status == 0 else {
             close(readEnd)
             close(writeEnd)
-            return failed(context, Self.startFailure(program, status))
+            return failed(context, CommandSpawn.startFailure(program, status))
         }
-        let child = Child(pid: pid, context: context)
+        let child = RunningCommand(pid: pid, context: context)
         running[pid] = child
         logger.debug("Action '\(action)' on \(id): started \(program) as process \(pid).")
         placement?.moveToOwnScope(pid: pid, applicationID: program.split(separator: "/").last.map(String.init) ?? program,
                                   description: "\(program), run by Chime for '\(action)' on notification \(id)")
-        if userInfoJSON.utf8.count > Self.environmentLimit {
+        if userInfoJSON.utf8.count > CommandSpawn.environmentLimit {
             logger.notice("Action '\(action)' on \(id): the userInfo is too large for CHIME_USER_INFO; \(program) has it on standard input only.")
         }
 
@@ -157,7 +157,7 @@ final class CommandRunner {
             }
         } else {
             // Kernels before 5.3 have no pidfd: ask a few times a second while it runs.
-            logger.debug("pidfd_open failed (\(Self.errorText(errno))); polling for process \(pid) instead.")
+            logger.debug("pidfd_open failed (\(CommandSpawn.errorText(errno))); polling for process \(pid) instead.")
             pollForExit(child)
         }
         // Clamped: a year is "never" here, and Int(_:) traps on an infinite interval.
@@ -181,96 +181,22 @@ final class CommandRunner {
         NotificationEncoding.jsonText(NotificationEncoding.userInfo(info))
     }
 
-    private func writeMore(_ child: Child) {
+    private func writeMore(_ child: RunningCommand) {
         guard let input = child.input else { return }
-        let written = Self.write(input.bytes, from: input.written, to: input.writeEnd)
+        let written = Descriptor.write(input.bytes, from: input.written, to: input.writeEnd)
         child.input?.written = written
         if written >= input.bytes.count { child.closeInput() }
     }
 
-    /// Writes what fits without blocking; returns how much of `bytes` is written in all.
-    private static func write(_ bytes: [UInt8], from start: Int, to fd: Int32) -> Int {
-        var offset = start
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                offset += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                break
-            }
-        }
-        return offset
-    }
+    // MARK: - Failing to start
 
-    // MARK: - Starting
-
-    /// The longest userInfo JSON put in the environment. Linux refuses to start a program
-    /// with one environment string over 128 KiB (MAX_ARG_STRLEN, E2BIG); standard input
-    /// has no limit, so a larger userInfo reaches the command there only.
-    static let environmentLimit = 64 * 1024
-
-    private static func environment(id: String, action: String, userInfoJSON: String) -> [String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHIME_ID"] = id
-        environment["CHIME_ACTION"] = action
-        environment["CHIME_USER_INFO"] = userInfoJSON.utf8.count <= environmentLimit ? userInfoJSON : nil
-        return environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-    }
-
-    /// posix_spawnp with a clean slate: stdin from `stdin`, descriptors 3 and up closed,
-    /// every signal unblocked and at its default (the daemon blocks SIGTERM, SIGINT and
-    /// SIGHUP for its signalfd, and a child would inherit that mask), and a process group
-    /// of its own, so a timeout stops whatever the command started too.
-    private static func spawn(program: String, argv: [String], environment: [String], stdin: Int32, pid: inout pid_t) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        clinux_spawn_file_actions_addclosefrom(&actions, 3)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        let cArguments = argv.map { strdup($0) } + [nil]
-        let cEnvironment = environment.map { strdup($0) } + [nil]
-        defer {
-            cArguments.forEach { free($0) }
-            cEnvironment.forEach { free($0) }
-        }
-        return posix_spawnp(&pid, program, &actions, &attributes, cArguments, cEnvironment)
-    }
-
-    private static func startFailure(_ program: String, _ code: Int32) -> String {
-        switch code {
-        case ENOENT where program.contains("/"):
-            "Cannot run \(program): there is no such file."
-        case ENOENT:
-            "Cannot run \(program): no program of that name is in PATH (\(ProcessInfo.processInfo.environment["PATH"] ?? "unset"))."
-        case EACCES:
-            "Cannot run \(program): permission denied (not executable, or in a directory that cannot be searched)."
-        default:
-            "Cannot run \(program): \(errorText(code))."
-        }
-    }
-
-    private func failed(_ context: Context, _ sentence: String) {
+    private func failed(_ context: CommandContext, _ sentence: String) {
         logger.error("Action '\(context.action)' on \(context.id): \(sentence)")
         deliver(context, .failedToStart(sentence))
     }
 
     /// Calls the completion from the loop, so callers never see it re-entrantly.
-    private func deliver(_ context: Context, _ outcome: CommandOutcome) {
+    private func deliver(_ context: CommandContext, _ outcome: CommandOutcome) {
         guard let completion = context.completion else { return }
         nextDeliveryID += 1
         let token = nextDeliveryID
@@ -282,7 +208,7 @@ final class CommandRunner {
 
     // MARK: - Ending
 
-    private func reap(_ child: Child) {
+    private func reap(_ child: RunningCommand) {
         var status: Int32 = 0
         var result: pid_t
         repeat { result = waitpid(child.pid, &status, WNOHANG) } while result < 0 && errno == EINTR
@@ -290,7 +216,7 @@ final class CommandRunner {
         let outcome: CommandOutcome
         if result < 0 {
             // Only another waitpid in this process could have taken it: the status is lost.
-            logger.error("Process \(child.pid) (\(child.context.program)) was reaped elsewhere: \(Self.errorText(errno)).")
+            logger.error("Process \(child.pid) (\(child.context.program)) was reaped elsewhere: \(CommandSpawn.errorText(errno)).")
             outcome = child.timedOut ? .timedOut : .exited(-1)
         } else if status & 0x7F == 0 {
             outcome = child.timedOut ? .timedOut : .exited((status >> 8) & 0xFF)
@@ -300,7 +226,7 @@ final class CommandRunner {
         finish(child, outcome)
     }
 
-    private func pollForExit(_ child: Child) {
+    private func pollForExit(_ child: RunningCommand) {
         // Held strongly: reaping drops the runner's reference while this still runs.
         // The cycle through exitSource ends when the child is closed.
         child.exitSource = loop.timeout(afterMilliseconds: 250) { [unowned self, child] in
@@ -309,7 +235,7 @@ final class CommandRunner {
         }
     }
 
-    private func timedOut(_ child: Child, after timeout: TimeInterval) {
+    private func timedOut(_ child: RunningCommand, after timeout: TimeInterval) {
         child.timedOut = true
         logger.warning("Action '\(child.context.action)' on \(child.context.id): \(child.context.program) still runs after its timeout of \(timeout) s; sending SIGTERM.")
         child.signal(SIGTERM)
@@ -319,7 +245,7 @@ final class CommandRunner {
         }
     }
 
-    private func finish(_ child: Child, _ outcome: CommandOutcome) {
+    private func finish(_ child: RunningCommand, _ outcome: CommandOutcome) {
         running[child.pid] = nil
         child.close()
         let context = child.context
@@ -338,67 +264,5 @@ final class CommandRunner {
         }
         context.completion?(outcome)
         startWaiting()
-    }
-
-    private static func errorText(_ code: Int32) -> String {
-        String(cString: strerror(code))
-    }
-}
-
-/// A command to start, kept while it waits for a free place.
-private struct Request {
-    let argv: [String]
-    let timeout: TimeInterval
-    let userInfoJSON: String
-    let context: Context
-}
-
-/// What a run is for: named in its log lines, told how it ended.
-private struct Context {
-    let id: String
-    let action: String
-    let program: String
-    let completion: ((CommandOutcome) -> Void)?
-}
-
-/// One started command, until it is reaped.
-private final class Child {
-    let pid: pid_t
-    let context: Context
-    var pidfd: Int32 = -1
-    var exitSource: Source?
-    var deadline: Source?
-    var input: (readEnd: Int32, writeEnd: Int32, bytes: [UInt8], written: Int)?
-    var inputSource: Source?
-    var timedOut = false
-
-    init(pid: pid_t, context: Context) {
-        self.pid = pid
-        self.context = context
-    }
-
-    /// Signals its process group; the command alone if it has left that group.
-    func signal(_ number: Int32) {
-        if kill(-pid, number) != 0 { kill(pid, number) }
-    }
-
-    func closeInput() {
-        inputSource?.cancel()
-        inputSource = nil
-        if let input {
-            Glibc.close(input.readEnd)
-            Glibc.close(input.writeEnd)
-        }
-        input = nil
-    }
-
-    func close() {
-        closeInput()
-        exitSource?.cancel()
-        exitSource = nil
-        deadline?.cancel()
-        deadline = nil
-        if pidfd >= 0 { Glibc.close(pidfd) }
-        pidfd = -1
     }
 }

@@ -138,23 +138,17 @@ public struct Interface {
         var lines = ["  <interface name=\"\(name)\">"]
         for method in methods {
             lines.append("    <method name=\"\(method.name)\">")
-            for arg in method.inputs {
-                lines.append("      <arg name=\"\(arg.name)\" type=\"\(Introspection.escape(arg.signature.rawValue))\" direction=\"in\"/>")
-            }
-            for arg in method.outputs {
-                lines.append("      <arg name=\"\(arg.name)\" type=\"\(Introspection.escape(arg.signature.rawValue))\" direction=\"out\"/>")
-            }
+            lines += method.inputs.map { Introspection.element($0, direction: "in") }
+            lines += method.outputs.map { Introspection.element($0, direction: "out") }
             lines.append("    </method>")
         }
         for signal in signals {
             lines.append("    <signal name=\"\(signal.name)\">")
-            for arg in signal.arguments {
-                lines.append("      <arg name=\"\(arg.name)\" type=\"\(Introspection.escape(arg.signature.rawValue))\"/>")
-            }
+            lines += signal.arguments.map { Introspection.element($0, direction: nil) }
             lines.append("    </signal>")
         }
         for property in properties {
-            lines.append("    <property name=\"\(property.name)\" type=\"\(Introspection.escape(property.signature.rawValue))\" access=\"read\"/>")
+            lines.append("    <property name=\"\(Introspection.escape(property.name))\" type=\"\(property.signature)\" access=\"read\"/>")
         }
         lines.append("  </interface>")
         return lines.joined(separator: "\n") + "\n"
@@ -213,30 +207,23 @@ public enum Introspection {
         var xml = doctype + "<node>\n"
         if !interfaces.isEmpty { xml += standardInterfaces }
         for interface in interfaces { xml += interface.introspectionXML }
-        for child in children { xml += "  <node name=\"\(escape(child))\"/>\n" }
+        for child in children { xml += "  <node name=\"\(child)\"/>\n" }
         return xml + "</node>\n"
     }
 
-    static func escape(_ text: String) -> String {
-        text.xmlEscaped
+    /// An `<arg>` element, indented for its method or signal.
+    static func element(_ argument: Argument, direction: String?) -> String {
+        let direction = direction.map { " direction=\"\($0)\"" } ?? ""
+        return "      <arg name=\"\(escape(argument.name))\" type=\"\(argument.signature)\"\(direction)/>"
     }
-}
 
-extension String {
-    /// The text with XML's special characters replaced by entities: for introspection
-    /// documents, and for notification bodies sent to servers that parse markup.
-    public var xmlEscaped: String {
-        var out = ""
-        for c in self {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(c)
-            }
-        }
-        return out
+    /// What an attribute value needs escaped: `"` would end it, `&` and `<` start markup.
+    private static let entities: [Character: String] = ["&": "&amp;", "<": "&lt;", "\"": "&quot;"]
+
+    /// An attribute value for free text: argument and property names. Member and
+    /// interface names, signatures and path elements are validated and hold none of these.
+    fileprivate static func escape(_ text: String) -> String {
+        text.reduce(into: "") { $0 += entities[$1] ?? String($1) }
     }
 }
 

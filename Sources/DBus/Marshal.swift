@@ -96,18 +96,12 @@ enum Marshal {
         // libdbus validated these on receipt, so the unchecked forms are safe here.
         case CDBUS_TYPE_OBJECT_PATH: return .objectPath(ObjectPath(validated: try readString(&iter, &budget)))
         case CDBUS_TYPE_SIGNATURE: return .signature(Signature(unchecked: try readString(&iter, &budget)))
-        case CDBUS_TYPE_VARIANT:
+        case CDBUS_TYPE_VARIANT, CDBUS_TYPE_STRUCT:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
             try budget.enter()
             defer { budget.leave() }
-            return .variant(try read(&sub, budget: &budget))
-        case CDBUS_TYPE_STRUCT:
-            var sub = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &sub)
-            try budget.enter()
-            defer { budget.leave() }
-            return .structure(try readAll(&sub, budget: &budget))
+            return type == CDBUS_TYPE_VARIANT ? .variant(try read(&sub, budget: &budget)) : .structure(try readAll(&sub, budget: &budget))
         case CDBUS_TYPE_ARRAY:
             let full = currentSignature(&iter)
             var sub = DBusMessageIter()

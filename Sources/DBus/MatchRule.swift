@@ -42,7 +42,7 @@ public struct MatchRule: Sendable, Equatable {
     /// Quotes a value; a quote inside is closed, escaped and reopened, as the
     /// specification's match-rule grammar requires (commas are safe inside quotes).
     static func quote(_ value: String) -> String {
-        "'" + value.replacingAll("'", with: "'\\''") + "'"
+        "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// Whether `message` is one this rule asks for.
@@ -67,15 +67,4 @@ public struct MatchRule: Sendable, Equatable {
 
     /// The message bus itself, the sender of `NameOwnerChanged` and the other bus signals.
     static let bus = BusName(rawValue: "org.freedesktop.DBus")!
-}
-
-extension String {
-    /// Replaces every occurrence of `target`, without Foundation.
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
-    }
 }

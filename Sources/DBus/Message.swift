@@ -92,7 +92,6 @@ public final class Message {
     public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
     public var signature: String { String(cString: dbus_message_get_signature(raw)) }
     public var serial: UInt32 { dbus_message_get_serial(raw) }
-    public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
 
     /// Whether the bus may start the destination's service to deliver this call (the
     /// default); off for a look that must not change what it looks at.

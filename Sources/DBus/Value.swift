@@ -77,18 +77,15 @@ extension Value {
 // MARK: - Reading
 
 extension Value {
+    /// The string, when this is one.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The boolean, when this is one.
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
-        return nil
-    }
-
-    public var doubleValue: Double? {
-        if case .double(let d) = self { return d }
         return nil
     }
 

@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 
 /// A single-threaded `poll(2)` loop: file-descriptor watches, monotonic timeouts and

@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 
 /// Reports changes to one file (`inotify`): rewritten in place, its attributes changed,
@@ -22,9 +21,8 @@ public final class FileWatcher {
     /// The watch on the directory, only while the file is missing.
     private var directoryWatch: Int32 = -1
 
-    private static let fileMask = clinux_IN_DONT_FOLLOW | clinux_IN_CLOSE_WRITE | clinux_IN_ATTRIB | clinux_IN_MOVE_SELF
-        | clinux_IN_DELETE_SELF
-    private static let directoryMask = clinux_IN_ONLYDIR | clinux_IN_CREATE | clinux_IN_MOVED_TO
+    private static let fileMask = UInt32(IN_DONT_FOLLOW | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF)
+    private static let directoryMask = UInt32(IN_ONLYDIR | IN_CREATE | IN_MOVED_TO)
 
     /// Calls `handler` with `path` whenever the file at `path` (absolute) changes or is
     /// replaced, created or removed.
@@ -35,7 +33,7 @@ public final class FileWatcher {
         self.path = path
         directory = slash == path.startIndex ? "/" : String(path[..<slash])
         name = String(path[path.index(after: slash)...])
-        fd = clinux_inotify_init(clinux_IN_CLOEXEC | clinux_IN_NONBLOCK)
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw .system(call: "inotify_init1", errno: errno) }
         do throws(LoopError) {
             try follow()
@@ -57,21 +55,21 @@ public final class FileWatcher {
 
     /// Watches the file that has the name now, or its directory while there is none.
     private func follow() throws(LoopError) {
-        let watch = clinux_inotify_add_watch(fd, path, Self.fileMask)
+        let watch = inotify_add_watch(fd, path, Self.fileMask)
         if watch >= 0 {
             // Adding a watch for an inode already watched returns the same descriptor.
-            if fileWatch >= 0 && fileWatch != watch { _ = clinux_inotify_rm_watch(fd, fileWatch) }
+            if fileWatch >= 0 && fileWatch != watch { _ = inotify_rm_watch(fd, fileWatch) }
             fileWatch = watch
-            if directoryWatch >= 0 { _ = clinux_inotify_rm_watch(fd, directoryWatch) }
+            if directoryWatch >= 0 { _ = inotify_rm_watch(fd, directoryWatch) }
             directoryWatch = -1
             return
         }
         let code = errno
         guard code == ENOENT else { throw .system(call: "inotify_add_watch \(path)", errno: code) }
-        if fileWatch >= 0 { _ = clinux_inotify_rm_watch(fd, fileWatch) }
+        if fileWatch >= 0 { _ = inotify_rm_watch(fd, fileWatch) }
         fileWatch = -1
         guard directoryWatch < 0 else { return }
-        directoryWatch = clinux_inotify_add_watch(fd, directory, Self.directoryMask)
+        directoryWatch = inotify_add_watch(fd, directory, Self.directoryMask)
         guard directoryWatch >= 0 else { throw .system(call: "inotify_add_watch \(directory)", errno: errno) }
     }
 
@@ -90,10 +88,10 @@ public final class FileWatcher {
                      bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
                      Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
                 }
-                if mask & clinux_IN_Q_OVERFLOW != 0 {
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     // Events were lost: the file may have changed.
                     relevant = true
-                } else if watch == fileWatch && mask & ~clinux_IN_IGNORED != 0 {
+                } else if watch == fileWatch && mask & ~UInt32(IN_IGNORED) != 0 {
                     relevant = true
                 } else if watch == directoryWatch {
                     let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }

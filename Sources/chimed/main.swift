@@ -10,6 +10,8 @@ let usage = """
     started by D-Bus activation, the systemd user unit or the session's autostart.
 
     Environment: CHIME_LOG_LEVEL (trace, debug, info, notice, warning, error; default info).
+    Logs go to standard error: under systemd, where JOURNAL_STREAM names it, each line
+    starts with its journal priority (<3> error ... <7> debug); elsewhere with the time.
     """
 
 switch CommandLine.arguments.dropFirst().first {
@@ -20,17 +22,13 @@ case "--help", "-h":
     print(usage)
     exit(0)
 case let other?:
-    writeError("chimed: unknown argument '\(other)'; see chimed --help.")
+    StandardError.write("chimed: unknown argument '\(other)'; see chimed --help.\n")
     exit(64)
 case nil:
     break
 }
 
-LoggingSystem.bootstrap { label in
-    var handler = StreamLogHandler.standardError(label: label)
-    handler.logLevel = ProcessInfoLevel.level
-    return handler
-}
+DaemonLog.bootstrap()
 let logger = Logger(label: "chimed")
 
 // Without a bus there is nothing to serve: 69 (EX_UNAVAILABLE), which the unit restarts

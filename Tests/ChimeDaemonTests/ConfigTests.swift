@@ -167,6 +167,56 @@ struct ConfigTests {
         #expect(error.line == 3)
     }
 
+    /// Lines that look like `key=value` but that GLib refuses: a bad key name (its
+    /// message quotes nothing) and an `Encoding=` other than UTF-8 in the first group.
+    static let refusedKeyLines = [
+        ("[Action x]\nLabel=X\n\nLabel[x y]=Y\n", 4),
+        ("# comment\n[Action x]\nLabel]=X\n", 3),
+        ("[Category todo]\nActions=complete;\nEncoding=latin1\n[Action x]\nLabel=X", 3),
+        ("[Action x]\r\nLabel=X\r\n\r\n=X\r\n", 4),
+    ]
+
+    @Test(arguments: refusedKeyLines)
+    func aRefusedKeyIsReportedWithItsNumber(text: String, line: Int) throws {
+        let error = try error(text)
+        #expect(error.line == line, "\(error)")
+        #expect(error.message.hasPrefix("Not a key file: "), "\(error)")
+    }
+
+    /// GLib's messages are translated, and quote a line in the language's own marks (in
+    /// German »…«): the line number must not come from them. The locale is set for this
+    /// thread only, where GLib's gettext reads it.
+    @Test(.enabled(if: ConfigTests.hasGermanLocale, "needs the de_DE.UTF-8 locale (localedef -i de_DE -f UTF-8 de_DE.UTF-8)"))
+    func theLineDoesNotDependOnTheLanguageOfGLibsMessages() throws {
+        let german = try #require(newlocale(Self.messagesMask, "de_DE.UTF-8", nil))
+        let previous = uselocale(german)
+        defer {
+            uselocale(previous)
+            freelocale(german)
+        }
+        let cases = Self.refusedKeyLines + [
+            ("[Category todo]\nActions=complete;\n\nthis line is not a key\n", 4),
+            ("# comment\n\nActions=complete\n[Category todo]\n", 3),
+        ]
+        for (text, line) in cases {
+            let error = try error(text)
+            #expect(error.line == line, "\(error)")
+        }
+        // GLib did answer in German here, so the test shows what it means to.
+        let translated = try error("[Category todo]\nActions=complete;\nEncoding=latin1\n")
+        #expect(translated.message.contains("»latin1«"), "\(translated)")
+    }
+
+    /// LC_MESSAGES_MASK | LC_CTYPE_MASK (macros Swift does not import): the language, and
+    /// the encoding the translations are converted to.
+    static let messagesMask = Int32(1 << LC_MESSAGES | 1 << LC_CTYPE)
+
+    static var hasGermanLocale: Bool {
+        guard let locale = newlocale(messagesMask, "de_DE.UTF-8", nil) else { return false }
+        freelocale(locale)
+        return true
+    }
+
     // MARK: - Errors of meaning name the group, the key and the line
 
     @Test func anUnknownActionInActions() throws {

@@ -1,8 +1,9 @@
 #ifndef CHIME_CLINUX_H
 #define CHIME_CLINUX_H
 
-// Glibc's Swift module has no timerfd, signalfd or eventfd: these thin wrappers expose
-// them with plain C types, and name the flag values Swift cannot import from macros.
+// Glibc's Swift module has no timerfd, signalfd or pidfd, and hides a few glibc
+// extensions: these thin wrappers expose them with plain C types, and name the flag
+// values Swift cannot import from macros.
 
 #include <signal.h>
 #include <spawn.h>
@@ -15,18 +16,6 @@ extern const int clinux_TFD_TIMER_ABSTIME;
 extern const int clinux_TFD_TIMER_CANCEL_ON_SET;
 extern const int clinux_SFD_CLOEXEC;
 extern const int clinux_SFD_NONBLOCK;
-extern const int clinux_EFD_CLOEXEC;
-extern const int clinux_EFD_NONBLOCK;
-extern const uint32_t clinux_IN_CLOSE_WRITE;
-extern const uint32_t clinux_IN_MOVED_TO;
-extern const uint32_t clinux_IN_CREATE;
-extern const uint32_t clinux_IN_DELETE_SELF;
-extern const uint32_t clinux_IN_MOVE_SELF;
-extern const uint32_t clinux_IN_ATTRIB;
-extern const uint32_t clinux_IN_DONT_FOLLOW;
-extern const uint32_t clinux_IN_ONLYDIR;
-extern const uint32_t clinux_IN_IGNORED;
-extern const uint32_t clinux_IN_Q_OVERFLOW;
 
 int clinux_timerfd_create(int clockid, int flags);
 /// Arms `fd` to expire once at `value` (no interval); a zero `value` disarms it.
@@ -37,16 +26,6 @@ int clinux_timerfd_settime(int fd, int flags, struct timespec value);
 int clinux_signalfd(const int *signals, int flags);
 /// Reads one pending signal from a signalfd: its number, 0 when none, -1 on error.
 int clinux_signalfd_read(int fd);
-/// Unblocks every signal: for a child between fork and exec, which inherits the mask.
-int clinux_unblock_all_signals(void);
-
-int clinux_eventfd(unsigned int initval, int flags);
-
-int clinux_inotify_init(int flags);
-int clinux_inotify_add_watch(int fd, const char *path, uint32_t mask);
-int clinux_inotify_rm_watch(int fd, int wd);
-extern const int clinux_IN_CLOEXEC;
-extern const int clinux_IN_NONBLOCK;
 
 /// A pidfd for `pid` (Linux 5.3): readable once the child has exited, so it can be reaped
 /// from a poll loop without a SIGCHLD handler. Close-on-exec, as the kernel always makes it.

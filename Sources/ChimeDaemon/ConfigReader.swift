@@ -1,0 +1,189 @@
+import ChimeCore
+import Foundation
+
+/// Turns the groups of a parsed key file into categories, or the first error by line:
+/// the meaning of the config, where ``KeyFile`` is its syntax.
+struct ConfigReader {
+    private let file: KeyFile
+    private let lines: KeyFileLines
+    private let path: String
+    private var errors: [ConfigError] = []
+
+    init(file: KeyFile, lines: KeyFileLines, path: String) {
+        self.file = file
+        self.lines = lines
+        self.path = path
+    }
+
+    private enum Group {
+        case category(String)
+        case action(String)
+    }
+
+    /// The config the file defines, or its first error in the order of the file.
+    mutating func read() -> Result<Config, ConfigError> {
+        var categoryGroups: [(group: String, name: String)] = []
+        var actions: [String: ActionDefinition] = [:]
+        // Defined, even when broken: a category listing it is not told it does not exist.
+        var definedActions: Set<String> = []
+        for group in file.groups {
+            switch classify(group) {
+            case .category(let name)?:
+                categoryGroups.append((group, name))
+            case .action(let key)?:
+                definedActions.insert(key)
+                if let definition = action(key, group: group) { actions[key] = definition }
+            case nil:
+                break
+            }
+        }
+        var config = Config()
+        for (group, name) in categoryGroups {
+            if let category = category(name, group: group, actions: actions, defined: definedActions) {
+                config.categories[name] = category
+            }
+        }
+        if let first = errors.min(by: { ($0.line ?? 0) < ($1.line ?? 0) }) { return .failure(first) }
+        return .success(config)
+    }
+
+    private mutating func classify(_ group: String) -> Group? {
+        for (prefix, make) in [("Category", Group.category), ("Action", Group.action)] {
+            guard group == prefix || group.hasPrefix(prefix + " ") else { continue }
+            let name = group.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else {
+                fail(group, nil, "The \(prefix.lowercased()) name is empty: write [\(prefix) NAME].")
+                return nil
+            }
+            return make(name)
+        }
+        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME] or [Action KEY].")
+        return nil
+    }
+
+    private mutating func action(_ key: String, group: String) -> ActionDefinition? {
+        guard checkKeys(group, allowed: ["Label", "Snooze", "Exec", "Timeout"]) else { return nil }
+        if key == "default" {
+            fail(group, nil, "'default' is a click on the notification itself, not a button: choose another key.")
+            return nil
+        }
+        if Config.builtInActions[key] != nil {
+            fail(group, nil, "'\(key)' is a built-in action and cannot be redefined: choose another key.")
+            return nil
+        }
+        guard let label = string(group, "Label") else { return nil }
+        guard let label else {
+            fail(group, nil, "Label is missing: every button needs the text it shows.")
+            return nil
+        }
+        guard !label.trimmingCharacters(in: .whitespaces).isEmpty else {
+            fail(group, "Label", "Label is empty: every button needs the text it shows.")
+            return nil
+        }
+        guard let snoozeText = string(group, "Snooze"), let exec = stringList(group, "Exec"),
+              let timeoutText = string(group, "Timeout") else { return nil }
+        if snoozeText != nil, exec != nil {
+            fail(group, "Exec", "A button either snoozes or runs a command: give Snooze or Exec, not both.")
+            return nil
+        }
+        if timeoutText != nil, exec == nil {
+            fail(group, "Timeout", "Timeout limits a command: it needs Exec.")
+            return nil
+        }
+        if let snoozeText {
+            guard let seconds = duration(snoozeText, group, "Snooze") else { return nil }
+            return ActionDefinition(key: key, label: label, handler: .snooze(seconds))
+        }
+        if let exec {
+            guard let program = exec.first, !program.isEmpty else {
+                fail(group, "Exec", "Exec is empty: give the program and its arguments, separated by ';'.")
+                return nil
+            }
+            var timeout = Config.defaultTimeout
+            if let timeoutText {
+                guard let seconds = duration(timeoutText, group, "Timeout") else { return nil }
+                timeout = seconds
+            }
+            return ActionDefinition(key: key, label: label, handler: .command(exec, timeout: timeout))
+        }
+        return ActionDefinition(key: key, label: label, handler: .announce)
+    }
+
+    private mutating func category(
+        _ name: String, group: String, actions: [String: ActionDefinition], defined: Set<String>
+    ) -> Category? {
+        guard checkKeys(group, allowed: ["Actions"]) else { return nil }
+        guard let listed = stringList(group, "Actions") else { return nil }
+        var definitions: [ActionDefinition] = []
+        var broken = false
+        for item in listed ?? [] {
+            let key = item.trimmingCharacters(in: .whitespaces)
+            // "a;;b" has an empty item; a trailing ';' is the format's own habit.
+            guard !key.isEmpty else { continue }
+            if definitions.contains(where: { $0.key == key }) {
+                fail(group, "Actions", "Actions lists '\(key)' twice.")
+                return nil
+            }
+            if let definition = actions[key] ?? (defined.contains(key) ? nil : Config.builtInActions[key]) {
+                definitions.append(definition)
+            } else if defined.contains(key) {
+                // Its own group's error is reported already.
+                broken = true
+            } else if key == "default" {
+                fail(group, "Actions", "'default' is a click on the notification itself, not a button: remove it from Actions.")
+                return nil
+            } else {
+                fail(group, "Actions", "Actions lists '\(key)', which is not an action: define [Action \(key)], or use complete or remind.")
+                return nil
+            }
+        }
+        return broken ? nil : Category(name: name, actions: definitions)
+    }
+
+    // MARK: Values
+
+    /// False (and an error) when `group` has a key outside `allowed`.
+    private mutating func checkKeys(_ group: String, allowed: Set<String>) -> Bool {
+        for key in file.keys(group) where !allowed.contains(key) {
+            let known = allowed.sorted().joined(separator: ", ")
+            fail(group, key, "[\(group)] has no key '\(key)': its keys are \(known).")
+            return false
+        }
+        return true
+    }
+
+    /// `.some(nil)` when the key is absent; nil (and an error) when GLib refuses the value.
+    private mutating func string(_ group: String, _ key: String) -> String?? {
+        switch file.string(group, key) {
+        case .success(let value): return .some(value)
+        case .failure(let message):
+            fail(group, key, "\(key): \(message).")
+            return nil
+        }
+    }
+
+    private mutating func stringList(_ group: String, _ key: String) -> [String]?? {
+        switch file.stringList(group, key) {
+        case .success(let value): return .some(value)
+        case .failure(let message):
+            fail(group, key, "\(key): \(message).")
+            return nil
+        }
+    }
+
+    private mutating func duration(_ text: String, _ group: String, _ key: String) -> TimeInterval? {
+        do {
+            return try WhenParser.duration(text, field: key)
+        } catch {
+            fail(group, key, "\(error.description)")
+            return nil
+        }
+    }
+
+    /// Records an error in `group`, at `key`'s line, or at the group's header without one.
+    private mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
+        let line = key.flatMap { lines.line(of: $0, in: group) } ?? lines.line(of: group)
+        let prefix = sentence.hasPrefix("[\(group)]") ? "" : "[\(group)] "
+        errors.append(ConfigError(path: path, line: line, message: prefix + sentence))
+    }
+}
