@@ -28,7 +28,7 @@ SERVICE_DIR := $(CURDIR)/.build/chime-services
 SERVICE_FILE := $(SERVICE_DIR)/io.github.chime.Chime.service
 SERVICE_TEMPLATE := dbus/io.github.chime.Chime.service.in
 
-.PHONY: all deps build release services generated install uninstall deb test demo bench soak screenshot clean
+.PHONY: all deps build release services generated api-xml install uninstall deb test demo bench soak screenshot clean
 
 all: build
 
@@ -67,6 +67,13 @@ $(GEN_DIR)/completions/_chime: $(RELEASE_DIR)/chime
 $(GEN_DIR)/completions/chime.fish: $(RELEASE_DIR)/chime
 	@mkdir -p $(@D)
 	$< --generate-completion-script fish >$@.tmp && mv $@.tmp $@
+
+# The D-Bus contract is generated from Sources/ChimeAPI and committed, so that a fresh
+# clone installs it without building; a test checks the two still agree.
+api-xml:
+	$(SWIFT) build --product chime-api-xml
+	"$$($(SWIFT) build --show-bin-path)/chime-api-xml" >dbus/io.github.chime.Scheduler1.xml.tmp
+	mv dbus/io.github.chime.Scheduler1.xml.tmp dbus/io.github.chime.Scheduler1.xml
 
 # NO_BUILD=1 installs what is already built without asking make to check it (the
 # tests do, while the build folder is in use).

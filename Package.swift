@@ -32,6 +32,10 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
         // Without Foundation: chime's start-up does not pay for it.
         .target(name: "JSON"),
+        // The D-Bus contract, once: names, methods, signals, keys, errors, limits, version.
+        .target(name: "ChimeAPI", dependencies: ["DBus"]),
+        // Writes dbus/io.github.chime.Scheduler1.xml from ChimeAPI (make api-xml).
+        .executableTarget(name: "chime-api-xml", dependencies: ["ChimeAPI"]),
         .target(
             name: "ChimeCore",
             dependencies: [
@@ -42,7 +46,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "CGLib", "CDesktopLibs", "JSON",
+                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CGLib", "CDesktopLibs", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -50,23 +54,24 @@ let package = Package(
         ),
         .executableTarget(
             name: "chimed",
-            dependencies: ["ChimeDaemon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ChimeDaemon", "ChimeAPI", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
-        .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Benchmarks/chime-bench"),
+        .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),
         // Starts private buses, notification servers and the built binaries for tests.
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ChimeAPITests", dependencies: ["ChimeAPI", "DBus"]),
         // GRDB: the store tests make an older store by hand to migrate.
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "DBus", "TestSupport"]),
-        .testTarget(name: "chimeTests", dependencies: ["chime"]),
+        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeAPI", "DBus", "TestSupport"]),
+        .testTarget(name: "chimeTests", dependencies: ["chime", "ChimeAPI"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "DBus", "EventLoop"]),
     ],
     swiftLanguageModes: [.v6]

@@ -11,7 +11,7 @@ enum BenchCommand {
                chime-bench activate --name NAME --count N
                chime-bench ping [--rounds N]
 
-        schedule  sends N ScheduleSimple calls to io.github.chime.Chime, W in flight at once,
+        schedule  sends N ScheduleSimple calls to chimed, W in flight at once,
                   and waits for every reply (each one means the row is committed).
         lateness  watches the bus for Notify calls, schedules K notifications due at whole
                   seconds over the next S seconds, and reports how late each Notify was sent
@@ -28,8 +28,8 @@ enum BenchCommand {
         ping      times Pings to chimed, first alone, then N times (default 20) right behind a
                   Schedule call at every documented limit.
 
-        W defaults to 128: dbus-daemon's built-in limit of pending replies per connection,
-        in force on a bus whose configuration does not raise it.
+        W defaults to \(SchedulePipeline.defaultWindow): dbus-daemon's built-in limit of pending replies
+        per connection, in force on a bus whose configuration does not raise it.
         """
 
     static func run(_ arguments: [String]) -> Int32 {

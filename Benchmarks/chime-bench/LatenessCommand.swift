@@ -6,20 +6,19 @@
 struct LatenessCommand {
     static let titlePrefix = "bench-due-"
 
-    let count: Int
+    let load: ScheduleLoad
     let spread: Int
-    let window: Int
     let grace: Int
 
     init(_ options: Options) throws(UsageError) {
         try options.check(allowed: ["--count", "--spread", "--window", "--grace"])
-        count = try options.positiveInt("--count")
+        load = try ScheduleLoad(options)
         spread = try options.positiveInt("--spread")
-        window = try options.positiveInt("--window", default: 128)
         grace = try options.positiveInt("--grace", default: 5)
     }
 
     func run() throws {
+        let count = load.count
         // Watching starts first, so no Notify can be missed.
         let monitor = try NotifyMonitor()
         // Two seconds of head room: every call is answered before the first is due.
@@ -29,7 +28,7 @@ struct LatenessCommand {
         for due in dueTimes { expected[due, default: 0] += 1 }
 
         let pipeline = try SchedulePipeline()
-        try pipeline.run(count: count, window: window) { index in
+        try pipeline.run(load) { index in
             (when: Clock.iso8601UTC(dueTimes[index]), title: Self.titlePrefix + String(dueTimes[index]), body: "")
         }
         let scheduledBy = Clock.realtime()

@@ -1,3 +1,4 @@
+import ChimeAPI
 import DBus
 import EventLoop
 
@@ -31,9 +32,8 @@ struct PingCommand {
     func run() throws {
         let pinger = try Connection.session()
         let loader = try Connection.session()
-        let ping = try Message.methodCall(destination: SchedulePipeline.busName, path: SchedulePipeline.path,
+        let ping = try Message.methodCall(destination: ChimeBus.name, path: ChimeBus.path,
                                           interface: try InterfaceName("org.freedesktop.DBus.Peer"), member: try MemberName("Ping"))
-        let schedule = try MemberName("Schedule")
         func timedPing() throws -> Double {
             let start = Clock.monotonic()
             _ = try pinger.call(ping, timeoutMilliseconds: 60_000)
@@ -42,8 +42,7 @@ struct PingCommand {
         let idle = try (0..<idleRounds).map { _ in try timedPing() }
         var busy: [Double] = []
         for round in 0..<rounds {
-            let call = try Message.methodCall(destination: SchedulePipeline.busName, path: SchedulePipeline.path,
-                                              interface: SchedulePipeline.interface, member: schedule, arguments: [Self.maximal])
+            let call = try Scheduler1.schedule.call([Self.maximal])
             var answer: Result<Message, DBusError>?
             loader.call(call, timeoutMilliseconds: 120_000) { answer = $0 }
             loader.flush()

@@ -1,3 +1,4 @@
+import ChimeAPI
 import DBus
 import EventLoop
 import Glibc
@@ -15,9 +16,6 @@ final class PressesCommand {
     static let serverName = try! BusName("org.freedesktop.Notifications")
     static let serverPath = try! ObjectPath("/org/freedesktop/Notifications")
     static let serverInterface = try! InterfaceName("org.freedesktop.Notifications")
-    static let chime = try! BusName("io.github.chime.Chime")
-    static let chimePath = try! ObjectPath("/io/github/chime/Chime")
-    static let chimeInterface = try! InterfaceName("io.github.chime.Scheduler1")
 
     let count: Int
     let action: String
@@ -56,7 +54,7 @@ final class PressesCommand {
         }
 
         var echoes: Set<String> = []
-        let echo = connection.subscribe(MatchRule(interface: Self.chimeInterface, member: try MemberName("ActionInvoked"))) { message in
+        let echo = connection.subscribe(Scheduler1.actionInvoked.matchRule) { message in
             if let id = (try? message.arguments())?.first?.stringValue { echoes.insert(id) }
         }
         // Runs the loop until `done` holds. The check is a prepare hook registered after the
@@ -79,9 +77,8 @@ final class PressesCommand {
             // The title carries the index; the Notify handler maps it to the server id.
             let title = "press-\(getpid())-\(index)"
             var chimeID: String?
-            connection.call(try Message.methodCall(
-                destination: Self.chime, path: Self.chimePath, interface: Self.chimeInterface, member: try MemberName("PresentNow"),
-                arguments: [.variantDictionary([("title", .string(title)), ("category", .string("bench"))])]
+            connection.call(try Scheduler1.presentNow.call(
+                [.variantDictionary([(NotificationKey.title.rawValue, .string(title)), (NotificationKey.category.rawValue, .string("bench"))])]
             )) { result in chimeID = (try? result.get().arguments())?.first?.stringValue ?? "" }
             try wait("PresentNow \(index)") { chimeID != nil && notified[title] != nil }
             guard let id = chimeID, !id.isEmpty, let serverID = notified[title] else { throw BenchError("PresentNow \(index) failed") }
@@ -93,7 +90,7 @@ final class PressesCommand {
             try wait("the daemon's ActionInvoked for \(id)") { echoes.contains(id) }
             if output == nil {
                 var answered = false
-                connection.call(try Message.methodCall(destination: Self.chime, path: Self.chimePath,
+                connection.call(try Message.methodCall(destination: ChimeBus.name, path: ChimeBus.path,
                                                        interface: try InterfaceName("org.freedesktop.DBus.Peer"),
                                                        member: try MemberName("Ping"))) { _ in answered = true }
                 try wait("Ping after \(id)") { answered }

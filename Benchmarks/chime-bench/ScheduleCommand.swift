@@ -1,14 +1,12 @@
 /// `schedule`: how many durable schedules per second one pipelining client gets.
 struct ScheduleCommand {
-    let count: Int
-    let window: Int
+    let load: ScheduleLoad
     let when: String
     let prefix: String
 
     init(_ options: Options) throws(UsageError) {
         try options.check(allowed: ["--count", "--window", "--when", "--prefix"])
-        count = try options.positiveInt("--count")
-        window = try options.positiveInt("--window", default: 128)
+        load = try ScheduleLoad(options)
         when = try options.string("--when")
         prefix = try options.string("--prefix", default: "bench")
     }
@@ -16,7 +14,8 @@ struct ScheduleCommand {
     func run() throws {
         let pipeline = try SchedulePipeline()
         let start = Clock.monotonic()
-        try pipeline.run(count: count, window: window) { [when, prefix] index in
+        let count = load.count
+        try pipeline.run(load) { [when, prefix] index in
             (when: when, title: "\(prefix)-\(index)", body: "")
         }
         let seconds = Clock.monotonic() - start

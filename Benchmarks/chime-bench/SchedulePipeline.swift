@@ -1,3 +1,4 @@
+import ChimeAPI
 import DBus
 import EventLoop
 
@@ -7,10 +8,9 @@ import EventLoop
 /// client that waits for each reply before sending the next measures the fsync, not
 /// the daemon; keeping a window of calls outstanding is what a busy client does.
 final class SchedulePipeline {
-    static let busName = try! BusName("io.github.chime.Chime")
-    static let path = try! ObjectPath("/io/github/chime/Chime")
-    static let interface = try! InterfaceName("io.github.chime.Scheduler1")
-    static let member = try! MemberName("ScheduleSimple")
+    /// Calls in flight by default: dbus-daemon's built-in limit of pending replies per
+    /// connection, in force on a bus whose configuration does not raise it.
+    static let defaultWindow = 128
 
     /// One call: when, title and body.
     typealias Request = (when: String, title: String, body: String)
@@ -33,9 +33,11 @@ final class SchedulePipeline {
         connection.close()
     }
 
-    /// Sends `count` calls built by `request(index)`, at most `window` unanswered, and
-    /// returns once all are answered; the first error reply (or a lost bus) is thrown.
-    func run(count: Int, window: Int, request: @escaping (Int) -> Request) throws {
+    /// Sends `load.count` calls built by `request(index)`, at most `load.window`
+    /// unanswered, and returns once all are answered; the first error reply (or a lost
+    /// bus) is thrown.
+    func run(_ load: ScheduleLoad, request: @escaping (Int) -> Request) throws {
+        let (count, window) = (load.count, load.window)
         var sent = 0
         var answered = 0
         var failure: BenchError?
@@ -52,10 +54,8 @@ final class SchedulePipeline {
                 let parts = request(index)
                 let message: Message
                 do {
-                    message = try Message.methodCall(
-                        destination: Self.busName, path: Self.path, interface: Self.interface, member: Self.member,
-                        arguments: [.string(parts.when), .string(parts.title), .string(parts.body), .stringDictionary([])]
-                    )
+                    message = try Scheduler1.scheduleSimple.call(
+                        [.string(parts.when), .string(parts.title), .string(parts.body), .stringDictionary([])])
                 } catch {
                     failure = BenchError("cannot build call \(index): \(error)")
                     self.loop.stop()
@@ -77,5 +77,16 @@ final class SchedulePipeline {
         try loop.run()
         if let failure { throw failure }
         if disconnected { throw BenchError("the bus connection closed after \(answered) of \(count) replies") }
+    }
+}
+
+/// How many ScheduleSimple calls a run sends, and how many it keeps in flight.
+struct ScheduleLoad {
+    let count: Int
+    let window: Int
+
+    init(_ options: Options) throws(UsageError) {
+        count = try options.positiveInt("--count")
+        window = try options.positiveInt("--window", default: SchedulePipeline.defaultWindow)
     }
 }

@@ -1,12 +1,10 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 import EventLoop
 import Foundation
 import Glibc
 import Logging
-
-/// The version the daemon reports (`Version` property, `--version`).
-public let chimeVersion = "0.3.0"
 
 /// The wiring of `chimed`: one loop, one bus connection, the store, the scheduler and
 /// the exported API, all owned here and driven from the one thread.
@@ -84,12 +82,12 @@ public final class Daemon {
             }
             // Calls wait in libdbus's queue until the loop runs, so the name can be
             // claimed first and the store opened before anything is answered.
-            switch try connection.requestName(SchedulerService.busName) {
+            switch try connection.requestName(ChimeBus.name) {
             case .owned:
                 break
             case .taken:
                 // Autostart, the user unit and activation may race; the first one wins.
-                logger.notice("Another chimed already owns \(SchedulerService.busName); exiting.")
+                logger.notice("Another chimed already owns \(ChimeBus.name); exiting.")
                 return 0
             }
             let store: Store
@@ -112,7 +110,7 @@ public final class Daemon {
             self.presenter = presenter
             self.service = service
             loadConfig()
-            registration = try connection.export([service.interface], at: SchedulerService.path)
+            registration = try connection.export([service.interface], at: ChimeBus.path)
             presenter.sounds = SoundPlayer(logger: logger)
             try presenter.start()
             try client.start()
@@ -126,7 +124,7 @@ public final class Daemon {
                                  logger: logger) {
                 scheduler.upcoming.next
             }
-            logger.info("chimed \(chimeVersion) owns \(SchedulerService.busName); store \(store.databaseURL.path).")
+            logger.info("chimed \(chimeVersion) owns \(ChimeBus.name); store \(store.databaseURL.path).")
             watchdog = Watchdog(environment: ProcessInfo.processInfo.environment, loop: loop, logger: logger) { [unowned self] in
                 self.connection.isConnected
             }

@@ -1,15 +1,13 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 import Foundation
 
-/// How history events look to bus callers: the `a{sv}` of `History` and `HistoryOf`.
-///
-/// Keys: `time` (s, ISO 8601 with the system zone's offset), `timestamp` (x, Unix seconds,
-/// like `nextFire`), `id`, `event`, `title`, `detail` (s, possibly empty), and, where
-/// they apply, `action` (s, the pressed key) and `copy` (s, the snoozed copy's id).
+/// How history events look to bus callers: the `a{sv}` of `History` and `HistoryOf`,
+/// with the keys of ``ChimeAPI/HistoryKey``.
 enum HistoryEncoding {
     /// What a limit of 0 asks for.
-    static let defaultLimit = 50
+    static let defaultLimit = Limits.historyDefault
 
     /// The number of events asked for: 0 is the default, more than the store keeps is refused.
     static func limit(_ value: Value) throws(DBusError) -> Int {
@@ -21,17 +19,9 @@ enum HistoryEncoding {
     }
 
     static func entries(_ entry: HistoryEntry, zone: TimeZone) -> [(String, Value)] {
-        var entries: [(String, Value)] = [
-            ("time", .string(NotificationEncoding.isoText(entry.time, zone: zone))),
-            ("timestamp", .int64(Int64(entry.time.timeIntervalSince1970.rounded(.down)))),
-            ("id", .string(entry.id)),
-            ("event", .string(entry.event.rawValue)),
-            ("title", .string(entry.title)),
-            ("detail", .string(entry.detail)),
-        ]
-        if let action = entry.action { entries.append(("action", .string(action))) }
-        if let copy = entry.copy { entries.append(("copy", .string(copy))) }
-        return entries
+        let event = HistoryEvent(timestamp: NotificationEncoding.seconds(entry.time), id: entry.id, event: entry.event.rawValue,
+                                 title: entry.title, detail: entry.detail, action: entry.action, copy: entry.copy)
+        return event.entries { _ in NotificationEncoding.isoText(entry.time, zone: zone) }
     }
 
     /// The `aa{sv}` reply.

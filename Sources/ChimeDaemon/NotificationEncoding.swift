@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 import Foundation
@@ -8,51 +9,61 @@ import JSON
 enum NotificationEncoding {
     static func entries(_ notification: ScheduledNotification, zone: TimeZone) -> [(String, Value)] {
         let alert = notification.alert
-        var entries: [(String, Value)] = [
-            ("id", .string(notification.id)),
-            ("title", .string(alert.title)),
-            ("body", .string(alert.body)),
-            ("urgency", .byte(alert.urgency.rawValue)),
-            ("appName", .string(alert.appName)),
-            ("when", .string(whenText(notification.rule.trigger, zone: zone))),
-            ("calendar", .string(notification.rule.calendar)),
-            ("state", .string(notification.state.rawValue)),
-            ("fireCount", .uint32(UInt32(clamping: notification.fireCount))),
-            ("created", .int64(Int64(notification.created.timeIntervalSince1970))),
+        var entries: [(NotificationKey, Value)] = [
+            (.id, .string(notification.id)),
+            (.title, .string(alert.title)),
+            (.body, .string(alert.body)),
+            (.urgency, .byte(alert.urgency.rawValue)),
+            (.appName, .string(alert.appName)),
+            (.when, .string(whenText(notification.rule.trigger, zone: zone))),
+            (.calendar, .string(notification.rule.calendar)),
+            (.state, .string(notification.state.rawValue)),
+            (.fireCount, .uint32(UInt32(clamping: notification.fireCount))),
+            (.created, .int64(seconds(notification.created))),
         ]
         if let recurrence = notification.rule.recurrence {
-            entries.append(("repeat", .string(recurrence.unit.rawValue)))
-            entries.append(("every", .uint32(UInt32(clamping: recurrence.count))))
+            entries.append((.repeat, .string(recurrence.unit.rawValue)))
+            entries.append((.every, .uint32(UInt32(clamping: recurrence.count))))
         }
         if let next = notification.nextFire {
-            entries.append(("nextFire", .int64(Int64(next.timeIntervalSince1970.rounded(.down)))))
-            entries.append(("nextFireLocal", .string(isoText(next, zone: zone))))
+            entries.append((.nextFire, .int64(seconds(next))))
+            entries.append((.nextFireLocal, .string(isoText(next, zone: zone))))
         }
-        if let last = notification.lastFired {
-            entries.append(("lastFired", .int64(Int64(last.timeIntervalSince1970.rounded(.down)))))
-        }
-        if let lateLimit = notification.lateLimit { entries.append(("lateLimit", .double(lateLimit))) }
-        if let origin = notification.origin { entries.append(("origin", .string(origin))) }
-        if let completed = notification.completed {
-            entries.append(("completed", .int64(Int64(completed.timeIntervalSince1970.rounded(.down)))))
-        }
-        if let badge = alert.badge { entries.append(("badge", .int32(Int32(clamping: badge)))) }
-        if let entry = alert.desktopEntry { entries.append(("desktopEntry", .string(entry))) }
-        if let image = alert.image { entries.append(("image", .string(image))) }
-        if let category = alert.category { entries.append(("category", .string(category))) }
-        if let label = alert.defaultAction { entries.append(("defaultAction", .string(label))) }
-        if let expires = alert.expires { entries.append(("expires", .int32(expires))) }
+        if let last = notification.lastFired { entries.append((.lastFired, .int64(seconds(last)))) }
+        if let lateLimit = notification.lateLimit { entries.append((.lateLimit, .double(lateLimit))) }
+        if let origin = notification.origin { entries.append((.origin, .string(origin))) }
+        if let completed = notification.completed { entries.append((.completed, .int64(seconds(completed)))) }
+        if let badge = alert.badge { entries.append((.badge, .int32(Int32(clamping: badge)))) }
+        if let entry = alert.desktopEntry { entries.append((.desktopEntry, .string(entry))) }
+        if let image = alert.image { entries.append((.image, .string(image))) }
+        if let category = alert.category { entries.append((.category, .string(category))) }
+        if let label = alert.defaultAction { entries.append((.defaultAction, .string(label))) }
+        if let expires = alert.expires { entries.append((.expires, .int32(expires))) }
         switch alert.sound {
         case .serverDefault: break
-        case .none: entries.append(("sound", .string("none")))
-        case .themed(let name): entries.append(("sound", .string(name)))
-        case .file(let path): entries.append(("sound", .string(path)))
+        case .none: entries.append((.sound, .string("none")))
+        case .themed(let name): entries.append((.sound, .string(name)))
+        case .file(let path): entries.append((.sound, .string(path)))
         }
         if !alert.actions.isEmpty {
-            entries.append(("actions", .array(element: "(ss)", alert.actions.map { .structure([.string($0.key), .string($0.label)]) })))
+            entries.append((.actions, .array(element: "(ss)", alert.actions.map { .structure([.string($0.key), .string($0.label)]) })))
         }
-        entries.append(("userInfo", userInfo(alert.userInfo)))
-        return entries
+        entries.append((.userInfo, userInfo(alert.userInfo)))
+        return entries.map { ($0.0.rawValue, $0.1) }
+    }
+
+    /// A notification that is due but waits for a notification server, as `List` shows it.
+    static func pending(_ id: String, _ alert: Alert) -> [(String, Value)] {
+        let entries: [(NotificationKey, Value)] = [
+            (.id, .string(id)), (.title, .string(alert.title)), (.body, .string(alert.body)), (.state, .string("pending")),
+            (.userInfo, userInfo(alert.userInfo)),
+        ]
+        return entries.map { ($0.0.rawValue, $0.1) }
+    }
+
+    /// An instant as the `x` keys carry it: whole seconds since 1970, rounded down.
+    static func seconds(_ date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
     static func userInfo(_ info: [String: UserInfoValue]) -> Value {
@@ -115,4 +126,9 @@ enum NotificationEncoding {
             return .string("\(other)")
         }
     }
+}
+
+extension Date {
+    /// The instant `seconds` after 1970, as the `x` keys carry it.
+    init(seconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(seconds)) }
 }

@@ -1,7 +1,9 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 
-/// The most chimed accepts in one request: part of the D-Bus contract (README, "Limits").
+/// The most chimed accepts in one request: part of the D-Bus contract (README, "Limits"),
+/// whose numbers ``ChimeAPI/Limits`` holds.
 ///
 /// 100,000 hints in one call once froze the loop for 13 s and took 452 MB, and a stored
 /// repeating one froze it again at every firing. The bus-level figures bound what any
@@ -13,13 +15,13 @@ import DBus
 /// hundred bytes.
 enum RequestLimits {
     /// Buttons one notification may have besides `default`.
-    static let actions = 10
+    static let actions = Limits.actions
     /// Hints one notification may carry.
-    static let hints = 32
+    static let hints = Limits.hints
     /// userInfo entries one notification may carry.
-    static let userInfo = 64
+    static let userInfo = Limits.userInfo
     /// The bytes of a title (a summary line; servers show one or two lines of it).
-    static let titleBytes = 1024
+    static let titleBytes = Limits.titleBytes
 
     /// A field whose entries are counted.
     enum Counted: String {
@@ -48,13 +50,13 @@ enum RequestLimits {
     static let bus = ReadLimits(
         // A request at every count above, with a 16 KiB body and 2 KiB in each userInfo
         // value, is about 160 KiB. Bulk data (an image, a file) has no place in a request.
-        bytes: 256 * 1024,
+        bytes: Limits.messageBytes,
         // At every limit, a request holds under 1,000 values (a userInfo entry is four:
         // entry, key, variant, value).
-        values: 4096,
+        values: Limits.values,
         // a{sv} → entry → variant → a{sv} → entry → variant → value is 6 deep.
-        depth: 8,
+        depth: Limits.depth,
         // A body of a few KiB, with room to spare.
-        stringBytes: 16 * 1024
+        stringBytes: Limits.stringBytes
     )
 }

@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 import Foundation
@@ -10,7 +11,7 @@ import Foundation
 /// wall-clock times) makes them follow the system's; `lateLimit` is seconds or a
 /// duration such as `10m`.
 struct ScheduleFields {
-    static let keys = ["when", "repeat", "every", "zone", "floating", "calendar", "lateLimit"]
+    static let keys = NotificationKey.keys(of: .schedule).map(\.rawValue)
 
     var when: String?
     var repeatUnit: String?
@@ -22,21 +23,21 @@ struct ScheduleFields {
 
     /// Takes a typed value; false for keys that are not schedule fields.
     mutating func set(_ key: String, typed value: Value) throws(FieldError) -> Bool {
-        switch key {
-        case "every", "lateLimit":
+        switch NotificationKey(rawValue: key) {
+        case .every?, .lateLimit?:
             if let number = value.integerValue {
                 return try set(key, number: Double(number))
             } else if case .double(let number) = value {
                 return try set(key, number: number)
-            } else if key == "lateLimit", let text = value.stringValue {
+            } else if key == NotificationKey.lateLimit.rawValue, let text = value.stringValue {
                 return try set(key, text: text)
             }
             throw FieldError(key, "must be a number, not type '\(value.signature)'.")
-        case "floating":
+        case .floating?:
             guard let flag = value.boolValue else { throw FieldError(key, "must be a boolean, not type '\(value.signature)'.") }
             floating = flag
             return true
-        case _ where Self.keys.contains(key):
+        case let field? where field.part == .schedule:
             guard let text = value.stringValue else { throw FieldError(key, "must be a string, not type '\(value.signature)'.") }
             return try set(key, text: text)
         default:
@@ -46,21 +47,21 @@ struct ScheduleFields {
 
     /// Takes a value written as text; false for keys that are not schedule fields.
     mutating func set(_ key: String, text: String) throws(FieldError) -> Bool {
-        switch key {
-        case "when": when = text
-        case "repeat": repeatUnit = text
-        case "zone": zone = text
-        case "calendar": calendar = text
-        case "floating":
+        switch NotificationKey(rawValue: key) {
+        case .when?: when = text
+        case .repeat?: repeatUnit = text
+        case .zone?: zone = text
+        case .calendar?: calendar = text
+        case .floating?:
             switch text.lowercased() {
             case "true", "1", "yes": floating = true
             case "false", "0", "no": floating = false
             default: throw FieldError(key, "'\(text)' is not true or false.")
             }
-        case "every":
+        case .every?:
             guard let count = Int(text) else { throw FieldError(key, "'\(text)' is not a whole number.") }
             every = count
-        case "lateLimit":
+        case .lateLimit?:
             if let seconds = Double(text) { return try set(key, number: seconds) }
             lateLimit = try WhenParser.duration(text, field: key)
         default:
@@ -70,7 +71,7 @@ struct ScheduleFields {
     }
 
     private mutating func set(_ key: String, number: Double) throws(FieldError) -> Bool {
-        if key == "every" {
+        if key == NotificationKey.every.rawValue {
             guard let count = Int(exactly: number) else { throw FieldError(key, "must be a whole number, not \(number).") }
             every = count
         } else {
@@ -99,5 +100,22 @@ struct ScheduleFields {
             throw FieldError("every", "needs repeat: every 30 of which unit?")
         }
         return try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+    }
+
+    /// The next `count` fire times of the rule that `when` and `options` (the schedule
+    /// fields but `when`, as text) describe, read at `now` in `systemZone`: NextFireTimes.
+    static func upcoming(when: String, options: [(key: String, value: String)], count: UInt32, now: Date,
+                         systemZone: TimeZone) throws(FieldError) -> [Date] {
+        var fields = ScheduleFields()
+        fields.when = when
+        for (key, text) in options {
+            guard key != NotificationKey.when.rawValue, try fields.set(key, text: text) else {
+                throw FieldError(key, "is not a schedule field; use \(keys.dropFirst().joined(separator: ", ")).")
+            }
+        }
+        let counts = Limits.nextFireCount
+        guard counts.contains(count) else { throw FieldError("count", "must be between \(counts.lowerBound) and \(counts.upperBound).") }
+        let rule = try fields.rule(now: now, systemZone: systemZone)
+        return rule.upcoming(from: now, count: Int(count), systemZone: systemZone)
     }
 }

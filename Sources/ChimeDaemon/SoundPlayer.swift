@@ -1,4 +1,5 @@
 import CDesktopLibs
+import ChimeAPI
 import ChimeCore
 import Glibc
 import Logging
@@ -40,7 +41,7 @@ final class SoundPlayer {
         guard !opened else { return context }
         opened = true
         var status: Int32 = 0
-        context = chime_sound_open("Chime", "io.github.chime.Chime", &status)
+        context = chime_sound_open("Chime", ChimeBus.name.rawValue, &status)
         if context == nil {
             logger.warning("libcanberra is unavailable (\(Self.describe(status))); sounds the server cannot play stay silent.")
         }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DBus
 
 /// `chime act`: press a notification's button from the command line.
 struct Act: ParsableCommand {
@@ -20,6 +19,6 @@ struct Act: ParsableCommand {
     var action: String
 
     func run() throws {
-        _ = try SchedulerClient.connectOrFail().callOrFail("InvokeAction", [.string(id), .string(action)])
+        try SchedulerClient.connectOrFail().invokeAction(id, action)
     }
 }

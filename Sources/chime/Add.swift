@@ -1,6 +1,5 @@
 import JSON
 import ArgumentParser
-import DBus
 
 /// `chime add`: schedule a notification (UILocalNotification's scheduleLocalNotification).
 struct Add: ParsableCommand {
@@ -112,9 +111,7 @@ struct Add: ParsableCommand {
     }
 
     func run() throws {
-        let reply = try SchedulerClient.connectOrFail().callOrFail(
-            "ScheduleSimple", [.string(when), .string(title), .string(body), .stringDictionary(options)])
-        let id = reply.first?.stringValue ?? ""
+        let id = try SchedulerClient.connectOrFail().scheduleSimple(when: when, title: title, body: body, options: options)
         print(json ? JSONText.object([("id", .string(id))]).rendered() : id)
     }
 }

@@ -1,6 +1,6 @@
 import JSON
 import ArgumentParser
-import DBus
+import ChimeAPI
 
 /// `chime badge`: read or set an app's icon badge.
 struct Badge: ParsableCommand {
@@ -20,7 +20,7 @@ struct Badge: ParsableCommand {
     )
 
     @Option(help: "The app's desktop entry id.")
-    var app: String = "io.github.chime.Chime"
+    var app: String = ChimeBus.name.rawValue
 
     @ArgumentParser.Argument(help: "The number to show; without it, print the current one.")
     var count: UInt32?
@@ -32,11 +32,11 @@ struct Badge: ParsableCommand {
         let client = try SchedulerClient.connectOrFail()
         let current: Int64
         if let count {
-            _ = try client.callOrFail("SetBadge", [.string(app), .uint32(count)])
+            try client.setBadge(app, count)
             guard json else { return }
             current = Int64(count)
         } else {
-            current = try client.callOrFail("GetBadge", [.string(app)]).first?.integerValue ?? 0
+            current = try client.badge(of: app)
         }
         print(json ? JSONText.object([("app", .string(app)), ("count", .integer(current))]).rendered() : String(current))
     }

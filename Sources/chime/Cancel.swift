@@ -1,6 +1,5 @@
 import JSON
 import ArgumentParser
-import DBus
 
 /// `chime cancel`: unschedule by id, all, or by a userInfo entry.
 struct Cancel: ParsableCommand {
@@ -43,13 +42,12 @@ struct Cancel: ParsableCommand {
         let client = try SchedulerClient.connectOrFail()
         let count: Int64
         if all {
-            count = try client.callOrFail("CancelAll", []).first?.integerValue ?? 0
+            count = try client.cancelAll()
         } else if let match {
             let parts = match.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            count = try client.callOrFail("CancelMatching", [.string(String(parts[0])), .string(String(parts[1]))])
-                .first?.integerValue ?? 0
+            count = try client.cancelMatching(key: String(parts[0]), value: String(parts[1]))
         } else {
-            for id in ids { _ = try client.callOrFail("Cancel", [.string(id)]) }
+            for id in ids { try client.cancel(id) }
             count = Int64(ids.count)
         }
         if json {

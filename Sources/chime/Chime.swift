@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeAPI
 
 struct Chime: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,7 @@ struct Chime: ParsableCommand {
               69  unavailable: no session bus, chimed could not be reached, or the running \
             chimed speaks another version of its D-Bus interface (restart it)
             """,
-        version: "0.3.0",
+        version: chimeVersion,
         subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Log.self, Doctor.self]
     )
 }

@@ -1,5 +1,5 @@
+import ChimeAPI
 import DBus
-import Glibc
 
 /// What `chime doctor` finds about the session bus, chimed, the notification server and
 /// the docks, gathered without changing anything: no call starts a service, and none
@@ -31,17 +31,18 @@ struct Diagnosis {
         var store: String?
         var scheduled: UInt32?
         var pending: UInt32?
-        var nextFire: String?
+        /// Unix seconds.
+        var nextFire: Int64?
         var timeZone: String?
         var notificationServer: String?
         /// False while chimed has not learned what its server can do (no answer to GetCapabilities yet).
         var capabilitiesKnown: Bool?
         var localSound: Bool?
-        /// When chimed last backed up its store (ISO 8601).
-        var backup: String?
+        /// When chimed last backed up its store (Unix seconds).
+        var backup: Int64?
         /// What chimed recovered from a damaged store, while the damaged file is kept.
         var recovery: String?
-        /// Set when it answers, but in another version of the interface.
+        /// Set when it serves another version of the interface than this chime's.
         var mismatch: InterfaceMismatch?
     }
 
@@ -86,8 +87,8 @@ struct Diagnosis {
         return problems.isEmpty ? 0 : ExitStatus.failure.rawValue
     }
 
-    static let chimeName = SchedulerClient.busName.rawValue
-    static let chimePath = SchedulerClient.path.rawValue
+    static let chimeName = ChimeBus.name.rawValue
+    static let chimePath = ChimeBus.path.rawValue
     static let serverName = "org.freedesktop.Notifications"
     static let serverPath = "/org/freedesktop/Notifications"
 
@@ -116,50 +117,6 @@ struct Diagnosis {
         return diagnosis
     }
 
-    /// Connects as libdbus would, but without X11 autolaunch, which would start a new
-    /// bus of its own instead of finding the session's.
-    private mutating func connect() -> Connection? {
-        let runtime = environment("XDG_RUNTIME_DIR")
-        if let address = environment("DBUS_SESSION_BUS_ADDRESS") {
-            bus.address = address
-            bus.source = "DBUS_SESSION_BUS_ADDRESS"
-            do {
-                let connection = try Connection.bus(address: address)
-                bus.connected = true
-                bus.uniqueName = connection.uniqueName
-                return connection
-            } catch {
-                problems.append("No session bus answers at \(address), the address in DBUS_SESSION_BUS_ADDRESS (\(error.message.withoutFullStop)); "
-                    + "the session it belonged to may have ended: log in again, or set DBUS_SESSION_BUS_ADDRESS to the running session's bus"
-                    + (runtime.map { " (usually unix:path=\($0)/bus)" } ?? "") + ".")
-                return nil
-            }
-        }
-        guard let runtime, let socket = Self.userBusSocket(in: runtime) else {
-            let where_ = runtime.map { "there is no bus socket at $XDG_RUNTIME_DIR/bus (\($0)/bus)" } ?? "XDG_RUNTIME_DIR is not set either"
-            problems.append("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and \(where_), so chime cannot reach chimed; "
-                + "run chime inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus "
-                + "where a per-user bus runs (Debian's dbus-user-session).")
-            return nil
-        }
-        let address = "unix:path=" + Self.escapedAddressValue(socket)
-        bus.address = address
-        bus.source = "XDG_RUNTIME_DIR"
-        do {
-            let connection = try Connection.bus(address: address)
-            bus.connected = true
-            bus.uniqueName = connection.uniqueName
-            warnings.append("DBUS_SESSION_BUS_ADDRESS is not set; chime and chimed find the per-user bus at \(socket) by themselves, "
-                + "but programs that only read the variable do not: run inside your desktop session, or "
-                + "export DBUS_SESSION_BUS_ADDRESS=\(address).")
-            return connection
-        } catch {
-            problems.append("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and the bus socket \(socket) does not answer "
-                + "(\(error.message.withoutFullStop)); run chime inside your desktop session.")
-            return nil
-        }
-    }
-
     private mutating func checkDaemon(_ lookups: BusLookups, activatable names: Set<String>) {
         var daemon = Daemon()
         daemon.activatable = names.contains(Self.chimeName)
@@ -179,23 +136,23 @@ struct Diagnosis {
         daemon.pid = lookups.processID(of: Self.chimeName)
         daemon.process = daemon.pid.flatMap(processName)
         do {
-            let reply = try lookups.call(Self.chimeName, Self.chimePath, SchedulerClient.interface.rawValue, "Status")
-            let status = Self.dictionary(reply.first)
-            daemon.version = status["version"]?.stringValue
-            daemon.interface = status["interface"]?.stringValue
-            daemon.store = status["store"]?.stringValue
-            daemon.scheduled = status["scheduled"]?.integerValue.flatMap(UInt32.init(exactly:))
-            daemon.pending = status["pending"]?.integerValue.flatMap(UInt32.init(exactly:))
-            daemon.nextFire = status["nextFire"]?.stringValue
-            daemon.timeZone = status["timeZone"]?.stringValue
-            daemon.notificationServer = status["notificationServer"]?.stringValue
+            let reply = try lookups.call(Self.chimeName, Self.chimePath, Scheduler1.name.rawValue, Scheduler1.status.name.rawValue)
+            let status = DaemonStatus(reply.first?.stringKeyedEntries ?? [])
+            daemon.version = status.version
+            daemon.interface = status.interface
+            daemon.store = status.store
+            daemon.scheduled = status.scheduled
+            daemon.pending = status.pending
+            daemon.nextFire = status.nextFire
+            daemon.timeZone = status.timeZone
+            daemon.notificationServer = status.notificationServer
             // chimed leaves capabilities out while its server has not said what it can do.
-            daemon.capabilitiesKnown = daemon.notificationServer == nil ? nil : status["capabilities"] != nil
-            daemon.localSound = status["localSound"]?.boolValue
-            daemon.backup = status["backup"]?.stringValue
-            daemon.recovery = status["recovery"]?.stringValue
+            daemon.capabilitiesKnown = daemon.notificationServer == nil ? nil : status.capabilities != nil
+            daemon.localSound = status.localSound
+            daemon.backup = status.backup
+            daemon.recovery = status.recovery
         } catch {
-            if let mismatch = InterfaceMismatch.diagnose(error, member: "Status", arguments: [], lookups: lookups) {
+            if let mismatch = InterfaceMismatch.diagnose(error, calling: Scheduler1.status, lookups: lookups) {
                 daemon.mismatch = mismatch
                 daemon.version = mismatch.version
                 problems.append(mismatch.sentence)
@@ -207,8 +164,18 @@ struct Diagnosis {
             }
             return
         }
-        if let version = daemon.version, version != chimeClientVersion {
-            warnings.append("chimed is version \(version), this chime \(chimeClientVersion); restart it to run the installed one: "
+        // It answers Status, but may lack other methods this chime calls (one built from
+        // other sources with the same version number, say).
+        var mismatch = InterfaceMismatch(lookups.introspect(Self.chimeName, Self.chimePath).flatMap(IntrospectedNode.init(xml:)),
+                                         methods: Scheduler1.methods)
+        if mismatch.detail != nil || mismatch.implementsInterface == false {
+            (mismatch.version, mismatch.pid, mismatch.process) = (daemon.version, daemon.pid, daemon.process)
+            daemon.mismatch = mismatch
+            problems.append(mismatch.sentence)
+            return
+        }
+        if let version = daemon.version, version != chimeVersion {
+            warnings.append("chimed is version \(version), this chime \(chimeVersion); restart it to run the installed one: "
                 + "'systemctl --user restart chimed.service'.")
         }
         if daemon.capabilitiesKnown == false, let server = daemon.notificationServer {
@@ -322,110 +289,4 @@ struct Diagnosis {
             return (processName(pid) ?? "pid \(pid)") + " (\(unique), pid \(pid))"
         }
     }
-
-    private static func dictionary(_ value: Value?) -> [String: Value] {
-        var result: [String: Value] = [:]
-        for (key, value) in value?.stringKeyedEntries ?? [] where result[key] == nil { result[key] = value.unwrapped }
-        return result
-    }
-
-    /// `$XDG_RUNTIME_DIR/bus` when it is a socket of this user's, as libdbus requires.
-    static func userBusSocket(in runtime: String) -> String? {
-        let path = runtime + "/bus"
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else { return nil }
-        return path
-    }
-
-    /// `value` escaped for a D-Bus address: bytes outside `[-0-9A-Za-z_/.\*]` become `%XX`.
-    static func escapedAddressValue(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "\\"), UInt8(ascii: "*"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16)
-                out += "%" + (hex.count == 1 ? "0" : "") + hex
-            }
-        }
-        return out
-    }
-
-    /// The directories a standard session bus reads activation files from, highest
-    /// priority first (dbus-daemon(1), `<standard_session_servicedirs/>`).
-    static func serviceDirectories() -> [String] {
-        var directories: [String] = []
-        if let runtime = environment("XDG_RUNTIME_DIR") { directories.append(runtime + "/dbus-1/services") }
-        if let data = environment("XDG_DATA_HOME") ?? environment("HOME").map({ $0 + "/.local/share" }) {
-            directories.append(data + "/dbus-1/services")
-        }
-        for data in (environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":") where data.hasPrefix("/") {
-            directories.append(data + "/dbus-1/services")
-        }
-        directories.append("/usr/share/dbus-1/services")
-        var seen: Set<String> = []
-        return directories.filter { seen.insert($0).inserted }
-    }
-
-    /// The `*.service` files in the session service directories whose `Name=` is `name`.
-    static func activationFiles(naming name: String) -> [String] {
-        serviceDirectories().flatMap { directory in
-            fileNames(in: directory).filter { $0.hasSuffix(".service") }.sorted().map { directory + "/" + $0 }.filter { path in
-                guard let text = readSmallFile(path) else { return false }
-                return text.split(whereSeparator: \.isNewline).contains { line in
-                    let parts = line.split(separator: "=", maxSplits: 1)
-                    return parts.count == 2 && parts[0].trimmingSpaces == "Name" && parts[1].trimmingSpaces == name
-                }
-            }
-        }
-    }
-
-    private static func directory(of path: String) -> Substring {
-        path.lastIndex(of: "/").map { path[..<$0] } ?? Substring(path)
-    }
-}
-
-// MARK: - Files and environment without Foundation
-
-extension String {
-    /// The sentence without its final full stop, to quote it inside another one.
-    var withoutFullStop: Substring { hasSuffix(".") ? dropLast() : self[...] }
-}
-
-/// The environment variable `name`; unset and empty are the same here.
-func environment(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    let text = String(cString: value)
-    return text.isEmpty ? nil : text
-}
-
-/// The names in `directory` (none when it cannot be read).
-func fileNames(in directory: String) -> [String] {
-    guard let handle = opendir(directory) else { return [] }
-    defer { closedir(handle) }
-    var names: [String] = []
-    while let entry = readdir(handle) {
-        let name = withUnsafePointer(to: &entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-}
-
-/// A small text file's contents (at most 64 KiB), nil when it cannot be read.
-func readSmallFile(_ path: String) -> String? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while bytes.count < 65_536 {
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { break }
-        bytes += buffer[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }

@@ -80,12 +80,6 @@ extension Diagnosis {
         guard !listeners.isEmpty else { return [("listeners", "no known dock or panel is on the bus; chimed announces badges all the same")] }
         return listeners.map { ($0.certain ? "shown by" : "may be shown by", "\($0.what) (\($0.busName))") }
     }
-
-    /// "2026-12-24T18:00:00+01:00" → "2026-12-24 18:00:00 +01:00": the daemon gives local time.
-    static func localTime(_ iso: String) -> String {
-        guard iso.count >= 19 else { return iso }
-        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(8) + (iso.count > 19 ? " " + iso.dropFirst(19) : "")
-    }
 }
 
 extension Diagnosis.Daemon {
@@ -103,10 +97,10 @@ extension Diagnosis.Daemon {
             rows.append(("version", version + (interface.map { ", interface \($0)" } ?? "")))
         }
         if let store { rows.append(("store", store)) }
-        if let backup { rows.append(("backup", Diagnosis.localTime(backup))) }
+        if let backup { rows.append(("backup", Display.spacedISOTime(backup))) }
         if let recovery { rows.append(("recovered", recovery)) }
         if let scheduled {
-            let next = nextFire.map { ", next at " + Diagnosis.localTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
+            let next = nextFire.map { ", next at " + Display.spacedISOTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
             rows.append(("scheduled", "\(scheduled)\(next)"))
         }
         if let pending { rows.append(("pending", "\(pending) waiting for a notification server")) }
@@ -188,12 +182,12 @@ extension Diagnosis {
                 ("store", .string(daemon.store)),
                 ("scheduled", .integer(daemon.scheduled)),
                 ("pending", .integer(daemon.pending)),
-                ("nextFire", .string(daemon.nextFire)),
+                ("nextFire", .string(daemon.nextFire.map(Display.isoTime))),
                 ("timeZone", .string(daemon.timeZone)),
                 ("notificationServer", .string(daemon.notificationServer)),
                 ("capabilitiesKnown", .bool(daemon.capabilitiesKnown)),
                 ("localSound", .bool(daemon.localSound)),
-                ("backup", .string(daemon.backup)),
+                ("backup", .string(daemon.backup.map(Display.isoTime))),
                 ("recovery", .string(daemon.recovery)),
             ]) } ?? .null),
             ("notificationServer", server.map { server in .object([

@@ -1,7 +1,10 @@
+import CDesktopLibs
+import ChimeAPI
 import DBus
 
-/// A running chimed that speaks another version of `io.github.chime.Scheduler1` than
-/// this chime: an older daemon still running after an upgrade, say.
+/// A running chimed that speaks another version of ``ChimeAPI/Scheduler1`` than
+/// this chime: an older daemon still running after an upgrade, say. What it serves,
+/// read from its introspection, is compared with this chime's ``ChimeAPI/Scheduler1``.
 ///
 /// libdbus's own text for this ("Method "List" with signature "" on interface … doesn't
 /// exist") tells nobody what to do; this names the versions and the fix in one sentence.
@@ -15,12 +18,12 @@ struct InterfaceMismatch: Equatable {
     var implementsInterface: Bool?
     /// The `io.github.chime.*` interfaces it serves instead.
     var otherInterfaces: [String] = []
-    /// What about the call it did not accept, for the end of the sentence.
+    /// What about its methods differs, for the end of the sentence.
     var detail: String?
 
     /// The error names a daemon of another interface version answers with. InvalidArgs
     /// is also chimed's everyday answer to bad input, so it counts only when the method's
-    /// signature is what differs (see ``diagnose(_:member:arguments:lookups:)``).
+    /// signature is what differs (see ``isMismatch(_:method:introspection:)``).
     static let candidateErrors: Set<String> = [
         DBusError.unknownMethodName, "org.freedesktop.DBus.Error.UnknownInterface",
         "org.freedesktop.DBus.Error.UnknownObject", DBusError.invalidArgsName,
@@ -30,148 +33,101 @@ struct InterfaceMismatch: Equatable {
     /// method's: chimed's own dispatcher, GDBus and sd-bus. Used when introspection fails.
     static let signatureMismatchTexts = ["takes arguments of type", "does not match expected type", "Invalid arguments '"]
 
-    /// Whether `error`, the answer to `member` called with `signature`, comes from a
-    /// daemon of another interface version, judged by the daemon's introspection
-    /// (`introspection`, nil when it did not answer).
-    static func isMismatch(_ error: DBusError, member: String, signature: String, introspection: String?) -> Bool {
+    /// Whether `error`, the answer to `method`, comes from a daemon of another interface
+    /// version, judged by what the daemon serves (`introspection`, nil when it did not say).
+    static func isMismatch(_ error: DBusError, method: MethodDeclaration, introspection: IntrospectedNode?) -> Bool {
         guard candidateErrors.contains(error.name) else { return false }
         guard error.name == DBusError.invalidArgsName else { return true }
         guard let introspection else { return signatureMismatchTexts.contains { error.message.contains($0) } }
-        let methods = IntrospectedNode(xml: introspection).interfaces[SchedulerClient.interface.rawValue]
-        return methods?[member] != signature
+        return !differences(introspection, in: [method]).isEmpty
     }
 
-    /// Looks at the daemon that gave `error` in answer to `member`: nil when the error
+    /// Looks at the daemon that gave `error` in answer to `method`: nil when the error
     /// is not a version mismatch (bad input, an unknown id, a lost connection).
-    static func diagnose(_ error: DBusError, member: String, arguments: [Value], lookups: BusLookups) -> InterfaceMismatch? {
+    static func diagnose(_ error: DBusError, calling method: MethodDeclaration, lookups: BusLookups) -> InterfaceMismatch? {
         guard candidateErrors.contains(error.name) else { return nil }
-        let name = SchedulerClient.busName.rawValue, path = SchedulerClient.path.rawValue
-        let introspection = lookups.introspect(name, path)
-        let signature = arguments.map(\.signature.rawValue).joined()
-        guard isMismatch(error, member: member, signature: signature, introspection: introspection) else { return nil }
-
-        var mismatch = InterfaceMismatch()
-        let ours = SchedulerClient.interface.rawValue
-        if let introspection {
-            let node = IntrospectedNode(xml: introspection)
-            mismatch.implementsInterface = node.interfaces[ours] != nil
-            mismatch.otherInterfaces = node.interfaces.keys.filter { $0.hasPrefix("io.github.chime.") && $0 != ours }.sorted()
-            if let methods = node.interfaces[ours] {
-                if let theirs = methods[member] {
-                    mismatch.detail = "its \(member) takes (\(theirs)), this chime sends (\(signature))"
-                } else {
-                    mismatch.detail = "it has no method \(member)"
-                }
-            }
-        }
-        mismatch.version = ([ours] + mismatch.otherInterfaces).lazy
-            .compactMap { lookups.stringProperty(name, path, $0, "Version") }.first
+        let node = lookups.introspect(ChimeBus.name.rawValue, ChimeBus.path.rawValue).flatMap(IntrospectedNode.init(xml:))
+        guard isMismatch(error, method: method, introspection: node) else { return nil }
+        var mismatch = InterfaceMismatch(node, methods: [method])
+        let name = ChimeBus.name.rawValue, path = ChimeBus.path.rawValue
+        mismatch.version = ([Scheduler1.name.rawValue] + mismatch.otherInterfaces).lazy
+            .compactMap { lookups.stringProperty(name, path, $0, Scheduler1.version.name) }.first
         mismatch.pid = lookups.processID(of: name)
         mismatch.process = mismatch.pid.flatMap(processName)
         return mismatch
     }
 
+    /// Each method of `methods` that `node` serves otherwise, as a clause; none when it
+    /// does not serve this chime's interface at all.
+    static func differences(_ node: IntrospectedNode, in methods: [MethodDeclaration]) -> [String] {
+        guard let theirs = node.interfaces[Scheduler1.name.rawValue] else { return [] }
+        return methods.compactMap { method in
+            switch theirs[method.name.rawValue] {
+            case nil: "it has no method \(method.name)"
+            case method.inputSignature?: nil
+            case let signature?: "its \(method.name) takes (\(signature)), this chime sends (\(method.inputSignature))"
+            }
+        }
+    }
+
     /// One sentence: what runs, what it lacks, and how to replace it.
     var sentence: String {
-        let ours = SchedulerClient.interface.rawValue
+        let ours = Scheduler1.name.rawValue
         var daemon = "The running chimed" + (version.map { " " + $0 } ?? "")
         if let pid { daemon += " (pid \(pid)" + (process.map { $0 == "chimed" ? "" : ", " + $0 } ?? "") + ")" }
         if version == nil { daemon += ", of unknown version (it has no Version property)," }
         let problem: String
         if implementsInterface == false {
             let offers = otherInterfaces.isEmpty ? "" : " (it offers \(otherInterfaces.joined(separator: ", ")))"
-            problem = "\(daemon) does not implement \(ours), the interface this chime \(chimeClientVersion) speaks\(offers)"
+            problem = "\(daemon) does not implement \(ours), the interface this chime \(chimeVersion) speaks\(offers)"
         } else {
-            problem = "\(daemon) speaks another version of \(ours) than this chime \(chimeClientVersion)" + (detail.map { " (\($0))" } ?? "")
+            problem = "\(daemon) speaks another version of \(ours) than this chime \(chimeVersion)" + (detail.map { " (\($0))" } ?? "")
         }
         return problem + "; restart it with 'systemctl --user restart chimed.service', "
             + "or 'pkill -x chimed' and let the next chime command start the new one."
     }
 }
 
-/// This chime's version, as `chime --version` prints it.
-var chimeClientVersion: String { Chime.configuration.version }
-
-/// The interfaces and methods of one node of an introspection document.
-///
-/// A small scanner, not an XML parser: it reads the elements the D-Bus introspection
-/// format uses (as libdbus, GDBus, sd-bus and dbus-python write them) without Foundation,
-/// which chime keeps off its start-up path.
-struct IntrospectedNode {
-    /// Interface name → method name → the method's input signature.
-    private(set) var interfaces: [String: [String: String]] = [:]
-
-    init(xml: String) {
-        var interface: String?
-        var method: String?
-        var depth = 0
-        var rest = Substring(xml)
-        while let open = rest.firstIndex(of: "<") {
-            if rest[open...].hasPrefix("<!--") {
-                guard let end = rest[open...].firstRange(of: "-->") else { break }
-                rest = rest[end.upperBound...]
-                continue
-            }
-            guard let close = rest[open...].firstIndex(of: ">") else { break }
-            let tag = rest[rest.index(after: open)..<close]
-            rest = rest[rest.index(after: close)...]
-            if tag.hasPrefix("/") {
-                switch tag.dropFirst().trimmingSpaces {
-                case "interface": interface = nil
-                case "method": method = nil
-                case "node": depth -= 1
-                default: break
-                }
-                continue
-            }
-            let element = Self.element(tag)
-            let selfClosing = tag.hasSuffix("/")
-            switch element.name {
-            case "node":
-                // Child nodes describe other objects; only the first node is this one.
-                if !selfClosing { depth += 1 }
-            case "interface" where depth == 1:
-                guard let name = element.attributes["name"] else { continue }
-                if interfaces[name] == nil { interfaces[name] = [:] }
-                interface = selfClosing ? nil : name
-            case "method" where interface != nil:
-                guard let name = element.attributes["name"], let interface else { continue }
-                interfaces[interface]?[name] = ""
-                method = selfClosing ? nil : name
-            case "arg":
-                guard let interface, let method, let type = element.attributes["type"],
-                      (element.attributes["direction"] ?? "in") == "in" else { continue }
-                interfaces[interface]?[method, default: ""] += type
-            default:
-                break
-            }
+extension InterfaceMismatch {
+    /// What `node` serves, held against `methods` of this chime's interface.
+    init(_ node: IntrospectedNode?, methods: [MethodDeclaration]) {
+        guard let node else { return }
+        let ours = Scheduler1.name.rawValue
+        implementsInterface = node.interfaces[ours] != nil
+        otherInterfaces = node.interfaces.keys.filter { $0.hasPrefix("io.github.chime.") && $0 != ours }.sorted()
+        let differences = Self.differences(node, in: methods)
+        detail = differences.first.map { first in
+            differences.count == 1 ? first : first + ", and \(differences.count - 1) more of its methods differ"
         }
-    }
-
-    /// An element's name and attributes from the text between `<` and `>`.
-    private static func element(_ tag: Substring) -> (name: String, attributes: [String: String]) {
-        var text = tag.hasSuffix("/") ? tag.dropLast() : tag
-        let name = String(text.prefix { !$0.isWhitespace })
-        text = text.dropFirst(name.count)
-        var attributes: [String: String] = [:]
-        while let equals = text.firstIndex(of: "=") {
-            let key = text[..<equals].trimmingSpaces
-            text = text[text.index(after: equals)...].drop { $0.isWhitespace }
-            guard let quote = text.first, quote == "\"" || quote == "'" else { break }
-            text = text.dropFirst()
-            guard let end = text.firstIndex(of: quote) else { break }
-            attributes[String(key)] = String(text[..<end])
-            text = text[text.index(after: end)...]
-        }
-        return (name, attributes)
     }
 }
 
-extension Substring {
-    /// Without leading and trailing white space.
-    var trimmingSpaces: Substring {
-        let start = firstIndex { !$0.isWhitespace } ?? endIndex
-        let end = lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
-        return self[start..<end]
+/// The interfaces and methods of one object, read from its introspection document with
+/// GIO's parser (loaded only when a daemon is looked at this closely; see CDesktopLibs).
+struct IntrospectedNode: Equatable {
+    /// Interface name → method name → the method's input signature.
+    private(set) var interfaces: [String: [String: String]] = [:]
+
+    /// Nil when the text is not introspection data, or GIO cannot be loaded.
+    init?(xml: String) {
+        guard let node = chime_node_info_new(xml) else { return nil }
+        defer { chime_node_info_free(node) }
+        // Child nodes describe other objects; only the node's own interfaces are read.
+        for interface in Self.elements(node.pointee.interfaces) {
+            var methods: [String: String] = [:]
+            for method in Self.elements(interface.pointee.methods) {
+                methods[String(cString: method.pointee.name)] =
+                    Self.elements(method.pointee.in_args).map { String(cString: $0.pointee.signature) }.joined()
+            }
+            interfaces[String(cString: interface.pointee.name)] = methods
+        }
+    }
+
+    /// The elements of one of GIO's NULL-terminated arrays.
+    private static func elements<T>(_ array: UnsafeMutablePointer<UnsafeMutablePointer<T>?>?) -> [UnsafeMutablePointer<T>] {
+        guard let array else { return [] }
+        var elements: [UnsafeMutablePointer<T>] = []
+        while let element = array[elements.count] { elements.append(element) }
+        return elements
     }
 }

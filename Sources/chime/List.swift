@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeAPI
 import DBus
 import Glibc
 
@@ -28,17 +29,16 @@ struct List: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         if json {
-            print(try client.callOrFail("ListJSON", []).first?.stringValue ?? "[]")
+            print(try client.listJSON())
             return
         }
-        let notifications = try client.callOrFail("List", []).first?.arrayElements ?? []
-        let rows = notifications.compactMap(\.stringKeyedEntries).map { entries -> [String] in
+        let rows = try client.list().map { entries -> [String] in
             let fields = Display.fields(entries)
             return [
-                fields["id"]?.stringValue ?? "",
-                fields["state"]?.stringValue == "pending" ? "pending" : Display.localTime(fields["nextFire"]?.integerValue),
-                Display.repetition(fields["repeat"]?.stringValue, every: fields["every"]?.integerValue),
-                fields["title"]?.stringValue ?? "",
+                fields[.id]?.stringValue ?? "",
+                fields[.state]?.stringValue == "pending" ? "pending" : Display.localTime(fields[.nextFire]?.integerValue),
+                Display.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue),
+                fields[.title]?.stringValue ?? "",
             ]
         }
         guard !rows.isEmpty else {
@@ -51,9 +51,12 @@ struct List: ParsableCommand {
 
 /// Text for people, without Foundation (chime starts faster without it).
 enum Display {
-    /// The entries of an `a{sv}` by key, their variants unwrapped.
-    static func fields(_ entries: [(key: String, value: Value)]) -> [String: Value] {
-        Dictionary(entries.map { ($0.key, $0.value.unwrapped) }, uniquingKeysWith: { first, _ in first })
+    /// The entries of a notification's `a{sv}` by key, their variants unwrapped; keys
+    /// this chime does not know are left out.
+    static func fields(_ entries: [(key: String, value: Value)]) -> [NotificationKey: Value] {
+        var fields: [NotificationKey: Value] = [:]
+        for (key, value) in entries { if let key = NotificationKey(rawValue: key), fields[key] == nil { fields[key] = value.unwrapped } }
+        return fields
     }
 
     // MARK: - Local time
@@ -73,7 +76,7 @@ enum Display {
     /// A time format without its seconds: "%H:%M:%S" → "%H:%M", "%r" → "%I:%M %p",
     /// "%H時%M分%S秒" → "%H時%M分". A reminder's seconds are noise in a table.
     static func withoutSeconds(_ format: String, twelveHour: String) -> String {
-        let expanded = format.replacingAll("%T", with: "%H:%M:%S").replacingAll("%r", with: twelveHour)
+        let expanded = format.replacing("%T", with: "%H:%M:%S").replacing("%r", with: twelveHour)
         let characters = Array(expanded)
         var result = ""
         var index = 0
@@ -111,35 +114,6 @@ enum Display {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// "2026-12-24T18:00:00+01:00" (as chimed writes times) → Unix seconds.
-    static func instant(iso: String) -> Int64? {
-        let bytes = Array(iso.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[range] {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
-        var offset = 0
-        if bytes.count > 19, bytes[19] != UInt8(ascii: "Z") {
-            guard let hours = number(20..<22), let minutes = number(23..<25) else { return nil }
-            offset = (hours * 3600 + minutes * 60) * (bytes[19] == UInt8(ascii: "-") ? -1 : 1)
-        }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        return Int64(timegm(&parts)) - Int64(offset)
-    }
-
     // MARK: - Tables
 
     static func repetition(_ unit: String?, every: Int64?) -> String {
@@ -171,19 +145,5 @@ enum Display {
             return entries.map { text($0.key) + "=" + text($0.value) }.joined(separator: ", ")
         case let other: return other.integerValue.map(String.init) ?? "\(other)"
         }
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced (Foundation's replacingOccurrences, without Foundation).
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
     }
 }

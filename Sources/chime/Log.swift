@@ -1,11 +1,11 @@
 import JSON
 import ArgumentParser
-import DBus
+import ChimeAPI
 
 /// `chime log`: what happened to notifications, newest first.
 struct Log: ParsableCommand {
     /// The most events chimed keeps, and so the most one can ask for.
-    static let maximumLimit = 10_000
+    static let maximumLimit = Limits.historyKept
 
     static let configuration = CommandConfiguration(
         abstract: "Show what happened to notifications, newest first.",
@@ -45,11 +45,8 @@ struct Log: ParsableCommand {
     }
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
         // 0 lets chimed choose its default.
-        let count = Value.uint32(UInt32(limit ?? 0))
-        let reply = try id.map { try client.callOrFail("HistoryOf", [.string($0), count]) } ?? client.callOrFail("History", [count])
-        let events = (reply.first?.arrayElements ?? []).compactMap(\.stringKeyedEntries).map(Display.fields)
+        let events = try SchedulerClient.connectOrFail().history(limit: UInt32(limit ?? 0), of: id)
         if json {
             print(JSONText.array(events.map(Self.object)).rendered())
             return
@@ -59,26 +56,25 @@ struct Log: ParsableCommand {
             return
         }
         let rows = events.map { event -> [String] in
-            let text = { (key: String) in event[key]?.stringValue ?? "" }
-            let action = event["action"]?.stringValue ?? event["copy"]?.stringValue.map { "as " + $0 } ?? "-"
-            let detail = text("detail")
-            return [Display.localTime(event["timestamp"]?.integerValue), text("event"), text("id").isEmpty ? "-" : text("id"),
-                    action, text("title") + (detail.isEmpty ? "" : " (" + detail + ")")]
+            let action = event.action ?? event.copy.map { "as " + $0 } ?? "-"
+            return [Display.localTime(event.timestamp), event.event, event.id.isEmpty ? "-" : event.id,
+                    action, event.title + (event.detail.isEmpty ? "" : " (" + event.detail + ")")]
         }
         print(Display.table(header: ["TIME", "EVENT", "ID", "ACTION", "TITLE"], rows: rows))
     }
 
     /// One event as JSON: every key present, null where it does not apply.
-    static func object(_ event: [String: Value]) -> JSONText {
-        .object([
-            ("time", .string(event["time"]?.stringValue)),
-            ("timestamp", .integer(event["timestamp"]?.integerValue)),
-            ("id", .string(event["id"]?.stringValue)),
-            ("event", .string(event["event"]?.stringValue)),
-            ("title", .string(event["title"]?.stringValue)),
-            ("detail", .string(event["detail"]?.stringValue)),
-            ("action", .string(event["action"]?.stringValue)),
-            ("copy", .string(event["copy"]?.stringValue)),
-        ])
+    static func object(_ event: HistoryEvent) -> JSONText {
+        let fields: [(HistoryKey, JSONText)] = [
+            (.time, .string(event.timestamp.map(Display.isoTime))),
+            (.timestamp, .integer(event.timestamp)),
+            (.id, .string(event.id)),
+            (.event, .string(event.event)),
+            (.title, .string(event.title)),
+            (.detail, .string(event.detail)),
+            (.action, .string(event.action)),
+            (.copy, .string(event.copy)),
+        ]
+        return .object(fields.map { ($0.0.rawValue, $0.1) })
     }
 }

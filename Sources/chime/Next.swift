@@ -1,6 +1,5 @@
 import JSON
 import ArgumentParser
-import DBus
 
 /// `chime next`: when a rule would fire, without scheduling it (like systemd-analyze calendar).
 struct Next: ParsableCommand {
@@ -31,14 +30,13 @@ struct Next: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reply = try SchedulerClient.connectOrFail().callOrFail(
-            "NextFireTimes", [.string(time.joined(separator: " ")), .stringDictionary(rule.options), .uint32(count)])
-        let times = (reply.first?.arrayElements ?? []).compactMap(\.stringValue)
+        let times = try SchedulerClient.connectOrFail().nextFireTimestamps(
+            when: time.joined(separator: " "), options: rule.options, count: count)
         if json {
-            print(JSONText.array(times.map { .object([("time", .string($0)), ("timestamp", .integer(Display.instant(iso: $0)))]) })
+            print(JSONText.array(times.map { .object([("time", .string(Display.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())
         } else {
-            for time in times { print(Display.localTime(Display.instant(iso: time))) }
+            for time in times { print(Display.localTime(time)) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeAPI
 import DBus
 
 /// `chime notify`: notify-send's options, with buttons that outlive the command.
@@ -7,7 +8,7 @@ struct Notify: ParsableCommand {
         abstract: "Show a notification now (options as in notify-send).",
         discussion: """
             Unlike notify-send, buttons keep working after chime exits: chimed hears the \
-            press and announces it on the bus as io.github.chime.Scheduler1.ActionInvoked. \
+            press and announces it on the bus as \(Scheduler1.name).\(Scheduler1.actionInvoked.name). \
             -A does not imply --wait.
 
             --json prints one object when chime is done: {"id": ID, "action": KEY}, where \

@@ -1,5 +1,6 @@
 import JSON
 import ArgumentParser
+import ChimeAPI
 import DBus
 
 /// One `chime notify` request, however it was parsed.
@@ -66,13 +67,13 @@ struct NotifyRequest: Equatable {
         if wait {
             // Subscribe before the call, so a press that comes at once is not missed.
             do {
-                subscriptions.append(try client.subscribe("ActionInvoked") { message in
+                subscriptions.append(client.subscribe(Scheduler1.actionInvoked) { message in
                     guard message.sender == daemon, let args = try? message.arguments(), args.count >= 2,
                           args[0].stringValue == id, let key = args[1].stringValue else { return }
                     if json { pressed = key } else { print(Display.escaped(key)) }
                     outcome = .success
                 })
-                subscriptions.append(try client.subscribe("Closed") { message in
+                subscriptions.append(client.subscribe(Scheduler1.closed) { message in
                     guard message.sender == daemon, let args = try? message.arguments(), args.first?.stringValue == id else { return }
                     outcome = .success
                 })
@@ -86,11 +87,11 @@ struct NotifyRequest: Equatable {
 
         let arguments: [Value] = [.string(title), .string(body), .stringDictionary(options)]
         do {
-            let reply = try client.callForReply("PresentNowSimple", arguments)
+            let reply = try client.callForReply(Scheduler1.presentNowSimple, arguments)
             id = try reply.arguments().first?.stringValue
             daemon = reply.sender
         } catch {
-            throw client.failure(error, calling: "PresentNowSimple", arguments)
+            throw client.failure(error, calling: Scheduler1.presentNowSimple)
         }
         if json, !wait { printJSON(id: id, action: nil) }
         if printID, !json, let id { print(Display.escaped(id)) }

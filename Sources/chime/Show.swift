@@ -1,5 +1,5 @@
 import ArgumentParser
-import DBus
+import ChimeAPI
 
 /// `chime show`: everything about one notification.
 struct Show: ParsableCommand {
@@ -17,7 +17,7 @@ struct Show: ParsableCommand {
     )
 
     /// Keys whose values are Unix seconds, shown as local times.
-    static let timeKeys: Set<String> = ["created", "nextFire", "lastFired", "completed"]
+    static let timeKeys: Set<NotificationKey> = [.created, .nextFire, .lastFired, .completed]
 
     @ArgumentParser.Argument(help: "The id chime add printed.")
     var id: String
@@ -28,19 +28,19 @@ struct Show: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         if json {
-            print(try client.callOrFail("GetJSON", [.string(id)]).first?.stringValue ?? "{}")
+            print(try client.getJSON(id))
             return
         }
-        let reply = try client.callOrFail("Get", [.string(id)])
         // nextFire already says it as a local time.
-        let entries = (reply.first?.stringKeyedEntries ?? []).filter { $0.key != "nextFireLocal" }
+        let entries = try client.get(id).filter { $0.key != NotificationKey.nextFireLocal.rawValue }
         let labels = entries.map { Display.escaped($0.key) }
         let width = labels.map(\.count).max() ?? 0
         // A multi-line value (a body) goes on under its first line, in the value column;
         // other control characters are escaped, so a title cannot drive the terminal.
         let continuation = "\n" + String(repeating: " ", count: width + 2)
         for ((key, value), label) in zip(entries, labels) {
-            let text = Self.timeKeys.contains(key) ? Display.localTime(value.unwrapped.integerValue) : Display.text(value)
+            let isTime = NotificationKey(rawValue: key).map(Self.timeKeys.contains) ?? false
+            let text = isTime ? Display.localTime(value.unwrapped.integerValue) : Display.text(value)
             let shown = Display.escaped(text, keepingNewlines: true).split(separator: "\n", omittingEmptySubsequences: false)
                 .joined(separator: continuation)
             // An empty value (no userInfo, say) leaves no trailing blank.

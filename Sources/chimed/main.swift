@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeDaemon
 import Glibc
 import Logging
@@ -5,7 +6,7 @@ import Logging
 let usage = """
     Usage: chimed [--version] [--help]
 
-    The Chime daemon: owns io.github.chime.Chime on the session bus, keeps the schedule
+    The Chime daemon: owns \(ChimeBus.name) on the session bus, keeps the schedule
     and delivers notifications through org.freedesktop.Notifications. It is normally
     started by D-Bus activation, the systemd user unit or the session's autostart.
 

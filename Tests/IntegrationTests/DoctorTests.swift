@@ -267,6 +267,27 @@ struct DoctorTests {
         #expect(result.stdout.contains("0.1.0, another version of the interface"), "\(result)")
     }
 
+    @Test func doctorComparesWhatADaemonOfTheSameVersionServes() throws {
+        let session = try TestSession()
+        let scratch = try Scratch()
+        let version = try session.run(["chime", "--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Built from other sources with the same version number: its Status answers, but
+        // it lacks the methods this chime calls.
+        let other = try session.spawn(["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
+                                       "/io/github/chime/Chime", "io.github.chime.Scheduler1"])
+        defer { other.stop() }
+        try session.waitForName("io.github.chime.Chime")
+        #expect(try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                                 "--method", "org.freedesktop.DBus.Mock.AddMethod", "io.github.chime.Scheduler1", "Status", "", "a{sv}",
+                                 "ret = {'version': dbus.String('\(version)', variant_level=1)}"]).status == 0)
+        let result = try doctor(session, scratch: scratch)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("The running chimed \(version) (pid "), "\(result)")
+        #expect(result.stdout.contains("speaks another version of io.github.chime.Scheduler1 than this chime \(version) "
+            + "(it has no method PresentNow, and "), "\(result)")
+        #expect(result.stdout.contains("\(version), another version of the interface"), "\(result)")
+    }
+
     @Test func helpHasAnExample() throws {
         let session = try TestSession(capabilities: nil)
         let result = try session.run(["chime", "doctor", "--help"])

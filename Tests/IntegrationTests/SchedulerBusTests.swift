@@ -143,6 +143,31 @@ struct SchedulerBusTests {
         #expect(live == contract)
     }
 
+    /// The integers of a gdbus reply such as `([int64 1, 2],)` or `({'a': <int64 1>},)`, in order.
+    static func integers(_ text: String) -> [Int] {
+        text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }.filter { $0 > 1_000_000_000 }
+    }
+
+    @Test func nextFireTimestampsAreTheInstantsOfNextFireTimes() throws {
+        let session = try TestSession()
+        let texts = try gdbusCall(session, "NextFireTimes", "2030-01-31 09:00", "{'repeat': 'month'}", "3")
+        let numbers = try gdbusCall(session, "NextFireTimestamps", "2030-01-31 09:00", "{'repeat': 'month'}", "3")
+        #expect(texts.stdout == "(['2030-01-31T09:00:00+01:00', '2030-02-28T09:00:00+01:00', '2030-03-31T09:00:00+02:00'],)\n", "\(texts)")
+        #expect(numbers.stdout.hasPrefix("([int64 "), "\(numbers)")
+        #expect(Self.integers(numbers.stdout) == [1_896_076_800, 1_898_496_000, 1_901_170_800], "\(numbers)")
+        let bad = try gdbusCall(session, "NextFireTimestamps", "2030-01-31 09:00", "{}", "0")
+        #expect(bad.stderr.contains("InvalidArgs: count: must be between 1 and 1000."), "\(bad)")
+    }
+
+    @Test func statusGivesEachInstantAlsoAsUnixTime() throws {
+        let session = try TestSession()
+        let id = try session.add("Later", "--at", "2030-01-31 09:00")
+        #expect(id.count == 8)
+        let status = try gdbusCall(session, "Status")
+        #expect(status.stdout.contains("'nextFire': <'2030-01-31T09:00:00+01:00'>"), "\(status)")
+        #expect(status.stdout.contains("'nextFireTimestamp': <int64 1896076800>"), "\(status)")
+    }
+
     @Test func versionPropertyAndPeerPing() throws {
         let session = try TestSession()
         let version = try session.run(["gdbus", "call"] + Self.target + ["--method", "org.freedesktop.DBus.Properties.Get",

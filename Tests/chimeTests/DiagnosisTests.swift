@@ -14,8 +14,4 @@ struct DiagnosisTests {
         #expect(Diagnosis.fallbacks(for: Set(all), localSound: true).isEmpty)
         #expect(Diagnosis.fallbacks(for: [], localSound: false).first { $0.capability == "sound" }?.instead.contains("silent") == true)
     }
-
-    @Test func localTimeReadsTheDaemonsText() {
-        #expect(Diagnosis.localTime("2026-12-24T18:00:00+01:00") == "2026-12-24 18:00:00 +01:00")
-    }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import chime
 
@@ -18,21 +19,18 @@ struct DisplayTests {
     }
 
     @Test(arguments: [
-        ("2026-12-24T18:00:00+01:00", 1_798_131_600 as Int64?),
-        ("2026-12-24T17:00:00Z", 1_798_131_600),
-        ("2026-12-24T17:00:00", 1_798_131_600),
-        ("2026-12-24T12:00:00-05:00", 1_798_131_600),
-        ("2026-12-24T22:30:00+05:30", 1_798_131_600),
-        ("2026-12-24 18:00", nil),
-        ("soon", nil),
+        (3600, "2026-12-24T18:00:00+01:00", "2026-12-24 18:00:00 +01:00"),
+        (0, "2026-12-24T17:00:00+00:00", "2026-12-24 17:00:00 +00:00"),
+        (-18_000, "2026-12-24T12:00:00-05:00", "2026-12-24 12:00:00 -05:00"),
+        (19_800, "2026-12-24T22:30:00+05:30", "2026-12-24 22:30:00 +05:30"),
     ])
-    func isoTimesBecomeInstants(iso: String, expected: Int64?) {
-        #expect(Display.instant(iso: iso) == expected)
-    }
-
-    @Test func replacingAllReplacesEveryOccurrence() {
-        #expect("%T and %T".replacingAll("%T", with: "%H:%M:%S") == "%H:%M:%S and %H:%M:%S")
-        #expect("none".replacingAll("%T", with: "x") == "none")
-        #expect("".replacingAll("%T", with: "x") == "")
+    func instantsBecomeISOTimesWithTheirOffset(offset: Int, iso: String, spaced: String) {
+        // The local parts of 2026-12-24T17:00:00Z in a zone `offset` seconds east of UTC.
+        var time = time_t(1_798_131_600 + offset)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        parts.tm_gmtoff = offset
+        #expect(Display.isoText(parts) == iso)
+        #expect(Display.isoText(parts, separator: " ", offsetSeparator: " ") == spaced)
     }
 }

@@ -1,3 +1,4 @@
+import ChimeAPI
 import DBus
 import Foundation
 import Testing
@@ -24,66 +25,80 @@ struct InterfaceMismatchTests {
         </node>
         """
 
-    @Test func readsTheContractsInputSignatures() throws {
-        let methods = try #require(IntrospectedNode(xml: Self.contract).interfaces["io.github.chime.Scheduler1"])
-        #expect(methods["ScheduleSimple"] == "sssa{ss}")
+    @Test func theContractFileHasEveryMethodAsDeclared() throws {
+        let node = try #require(IntrospectedNode(xml: Self.contract))
+        let methods = try #require(node.interfaces["io.github.chime.Scheduler1"])
+        #expect(methods == Dictionary(uniqueKeysWithValues: Scheduler1.methods.map { ($0.name.rawValue, $0.inputSignature) }))
+        #expect(InterfaceMismatch.differences(node, in: Scheduler1.methods).isEmpty)
         #expect(methods["NextFireTimes"] == "sa{ss}u")
-        #expect(methods["List"] == "")
-        #expect(methods["Status"] == "")
         // Signals are not methods; comments (which mention method names) are skipped.
         #expect(methods["Fired"] == nil)
     }
 
-    @Test func readsOtherWritersAndSkipsChildNodes() {
-        let node = IntrospectedNode(xml: Self.older)
+    @Test func readsOtherWritersAndSkipsChildNodes() throws {
+        let node = try #require(IntrospectedNode(xml: Self.older))
         #expect(node.interfaces["io.github.chime.Scheduler1"] == ["ScheduleSimple": "s", "List": ""])
         #expect(node.interfaces["io.github.chime.Child"] == nil)
     }
 
-    /// One error reply and what the daemon's introspection says.
+    @Test func textThatIsNotIntrospectionIsNone() {
+        #expect(IntrospectedNode(xml: "") == nil)
+        #expect(IntrospectedNode(xml: "<node><interface name='x'>") == nil)
+    }
+
+    @Test func differencesNameWhatIsMissingAndWhatTakesOtherArguments() throws {
+        let node = try #require(IntrospectedNode(xml: Self.older))
+        #expect(InterfaceMismatch.differences(node, in: [Scheduler1.list, Scheduler1.scheduleSimple, Scheduler1.status]) == [
+            "its ScheduleSimple takes (s), this chime sends (sssa{ss})", "it has no method Status",
+        ])
+        let mismatch = InterfaceMismatch(node, methods: Scheduler1.methods)
+        #expect(mismatch.implementsInterface == true)
+        #expect(mismatch.detail == "it has no method PresentNow, and \(Scheduler1.methods.count - 2) more of its methods differ")
+    }
+
+    /// One error reply to a call of `member` and what the daemon's introspection says.
     struct Example: Sendable, CustomTestStringConvertible {
-        var error: String, message: String, member: String, signature: String, introspection: String?, mismatch: Bool
-        init(_ error: String, _ message: String, _ member: String, _ signature: String, _ introspection: String?, mismatch: Bool) {
-            (self.error, self.message, self.member, self.signature, self.introspection, self.mismatch) =
-                (error, message, member, signature, introspection, mismatch)
+        var error: String, message: String, member: String, introspection: String?, mismatch: Bool
+        init(_ error: String, _ message: String, _ member: String, _ introspection: String?, mismatch: Bool) {
+            (self.error, self.message, self.member, self.introspection, self.mismatch) = (error, message, member, introspection, mismatch)
         }
         var testDescription: String {
-            "\(error.split(separator: ".").last ?? "") '\(message)' on \(member)(\(signature))"
-                + (introspection == nil ? " without introspection" : "")
+            "\(error.split(separator: ".").last ?? "") '\(message)' on \(member)" + (introspection == nil ? " without introspection" : "")
         }
     }
 
     static let cases: [Example] = [
-        Example(DBusError.unknownMethodName, "No method 'Status'", "Status", "", older, mismatch: true),
-        Example("org.freedesktop.DBus.Error.UnknownInterface", "", "List", "", nil, mismatch: true),
-        Example("org.freedesktop.DBus.Error.UnknownObject", "", "List", "", nil, mismatch: true),
+        Example(DBusError.unknownMethodName, "No method 'Status'", "Status", older, mismatch: true),
+        Example("org.freedesktop.DBus.Error.UnknownInterface", "", "List", nil, mismatch: true),
+        Example("org.freedesktop.DBus.Error.UnknownObject", "", "List", nil, mismatch: true),
         // Bad input to a method this chime and the daemon agree on: a usage error.
-        Example(DBusError.invalidArgsName, "when: cannot read 'never'.", "ScheduleSimple", "sssa{ss}", contract, mismatch: false),
+        Example(DBusError.invalidArgsName, "when: cannot read 'never'.", "ScheduleSimple", contract, mismatch: false),
         // The same method with other argument types.
-        Example(DBusError.invalidArgsName, "ScheduleSimple takes arguments of type (s), not (sssa{ss}).", "ScheduleSimple", "sssa{ss}", older,
+        Example(DBusError.invalidArgsName, "ScheduleSimple takes arguments of type (s), not (sssa{ss}).", "ScheduleSimple", older,
                 mismatch: true),
-        Example(DBusError.invalidArgsName, "", "NextFireTimes", "sa{ss}u", older, mismatch: true),
+        Example(DBusError.invalidArgsName, "", "NextFireTimes", older, mismatch: true),
         // No introspection: judged by the text.
-        Example(DBusError.invalidArgsName, "ScheduleSimple takes arguments of type (s), not (sssa{ss}).", "ScheduleSimple", "sssa{ss}", nil,
+        Example(DBusError.invalidArgsName, "ScheduleSimple takes arguments of type (s), not (sssa{ss}).", "ScheduleSimple", nil,
                 mismatch: true),
-        Example(DBusError.invalidArgsName, "Type of message, “(sssa{ss})”, does not match expected type “(s)”", "ScheduleSimple", "sssa{ss}", nil,
+        Example(DBusError.invalidArgsName, "Type of message, “(sssa{ss})”, does not match expected type “(s)”", "ScheduleSimple", nil,
                 mismatch: true),
-        Example(DBusError.invalidArgsName, "when: cannot read 'never'.", "ScheduleSimple", "sssa{ss}", nil, mismatch: false),
-        Example("io.github.chime.Error.NotFound", "No notification has the id 'x'.", "Get", "s", older, mismatch: false),
-        Example(DBusError.serviceUnknownName, "", "List", "", nil, mismatch: false),
+        Example(DBusError.invalidArgsName, "when: cannot read 'never'.", "ScheduleSimple", nil, mismatch: false),
+        Example("io.github.chime.Error.NotFound", "No notification has the id 'x'.", "Get", older, mismatch: false),
+        Example(DBusError.serviceUnknownName, "", "List", nil, mismatch: false),
     ]
 
     @Test(arguments: cases)
-    func tellsMismatchFromBadInput(_ example: Example) {
+    func tellsMismatchFromBadInput(_ example: Example) throws {
         let error = DBusError(name: example.error, message: example.message)
-        #expect(InterfaceMismatch.isMismatch(error, member: example.member, signature: example.signature,
-                                             introspection: example.introspection) == example.mismatch)
+        let method = try #require(Scheduler1.method(named: example.member))
+        #expect(InterfaceMismatch.isMismatch(error, method: method, introspection: example.introspection.flatMap(IntrospectedNode.init(xml:)))
+            == example.mismatch)
     }
 
     @Test func sentenceNamesVersionsAndFix() {
         let mismatch = InterfaceMismatch(version: "0.1.0", pid: 42, process: "chimed", implementsInterface: true, detail: "it has no method List")
         #expect(mismatch.sentence == "The running chimed 0.1.0 (pid 42) speaks another version of io.github.chime.Scheduler1 than this chime "
-            + "\(chimeClientVersion) (it has no method List); restart it with 'systemctl --user restart chimed.service', "
+            + "\(chimeVersion) (it has no method List); restart it with 'systemctl --user restart chimed.service', "
             + "or 'pkill -x chimed' and let the next chime command start the new one.")
     }
 }

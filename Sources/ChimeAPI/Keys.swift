@@ -1,0 +1,121 @@
+/// The keys of a notification's `a{sv}`: what `PresentNow` and `Schedule` take, and what
+/// `Get`, `List` and `Fired` describe it with.
+public enum NotificationKey: String, CaseIterable, Sendable {
+    case title, body, urgency, appName, desktopEntry, image, sound, category, defaultAction, expires, badge, actions, hints
+    case userInfo
+    case when, `repeat`, every, zone, floating, calendar, lateLimit
+    case id, state, nextFire, nextFireLocal, lastFired, fireCount, created, origin, completed
+    case lateBy
+
+    /// Which request or answer has the key.
+    public enum Part: Sendable {
+        /// What a notification shows: PresentNow and Schedule take these.
+        case alert
+        /// When it fires: Schedule takes these too.
+        case schedule
+        /// What Get, List and Fired add.
+        case state
+        /// What Fired adds.
+        case fired
+    }
+
+    public var part: Part {
+        switch self {
+        case .title, .body, .urgency, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .expires, .badge,
+             .actions, .hints, .userInfo: .alert
+        case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit: .schedule
+        case .id, .state, .nextFire, .nextFireLocal, .lastFired, .fireCount, .created, .origin, .completed: .state
+        case .lateBy: .fired
+        }
+    }
+
+    /// The keys of one part, in the order the contract lists them.
+    public static func keys(of part: Part) -> [NotificationKey] { allCases.filter { $0.part == part } }
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .title: "s, required"
+        case .body: "s"
+        case .urgency: "y 0-2, or s low|normal|critical"
+        case .appName: "s"
+        case .desktopEntry: "s"
+        case .image: "s: icon name or file"
+        case .sound: "s: a sound-theme name, \"default\", \"none\", or an absolute file path"
+        case .category: "s"
+        case .defaultAction: "s: label of the \"default\" action; \"\" for none"
+        case .expires: "integer milliseconds"
+        case .badge: "integer >= 0"
+        case .actions: "a(ss): key, label"
+        case .hints: "a{sv}: passed to the server"
+        case .userInfo: "a{sv}: string, integer, double or boolean values, handed back with every action"
+        case .when: "s, required: 15:00, \"tomorrow 9:00\", \"mon 8:30\", \"2026-12-24 18:00\", \"in 20m\", or ISO 8601: with an "
+            + "offset it is an instant, with [Zone/Name] a wall-clock time in that zone, without either a floating wall-clock "
+            + "time that follows the system zone"
+        case .repeat: "s: minute, hour, day, week, month, year"
+        case .every: "integer >= 1"
+        case .zone: "s: IANA zone for wall-clock times"
+        case .floating: "b"
+        case .calendar: "s: gregorian, hebrew, islamic, ..."
+        case .lateLimit: "seconds, or s duration such as \"10m\""
+        case .id: "s"
+        case .state: "s: scheduled; done once nothing is to come; pending (List only) when due and waiting for a notification server"
+        case .nextFire: "x, Unix time"
+        case .nextFireLocal: "s, ISO 8601 in the system zone"
+        case .lastFired: "x, Unix time"
+        case .fireCount: "u"
+        case .created: "x, Unix time"
+        case .origin: "s: the notification a snoozed copy came from"
+        case .completed: "x, Unix time Complete was pressed"
+        case .lateBy: "d, seconds after its due time"
+        }
+    }
+}
+
+/// The keys of the `a{sv}` `Status` answers with; optional ones are absent, not empty.
+public enum StatusKey: String, CaseIterable, Sendable {
+    case version, interface, pid, store, scheduled, pending, timeZone, nextFire, nextFireTimestamp, notificationServer
+    case capabilities, localSound, backup, backupTimestamp, recovery
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .version: "s"
+        case .interface: "s"
+        case .pid: "u"
+        case .store: "s: the database file"
+        case .scheduled: "u: waiting for a time"
+        case .pending: "u: due, waiting for a notification server"
+        case .timeZone: "s: the zone local times are computed in"
+        case .nextFire: "s: ISO 8601 in that zone; absent when nothing is scheduled"
+        case .nextFireTimestamp: "x: the same as Unix time"
+        case .notificationServer: "s: unique name of the server chimed follows; absent when there is none"
+        case .capabilities: "as: that server's, as chimed learned them"
+        case .localSound: "b: chimed can play sounds through libcanberra for servers without \"sound\""
+        case .backup: "s: ISO 8601 time of the store's last backup; absent when there is none"
+        case .backupTimestamp: "x: the same as Unix time"
+        case .recovery: "s: what was recovered when the store was found damaged, and where the damaged file is kept; present "
+            + "while that file is"
+        }
+    }
+}
+
+/// The keys of one event of `History` and `HistoryOf`.
+public enum HistoryKey: String, CaseIterable, Sendable {
+    case time, timestamp, id, event, title, detail, action, copy
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .time: "s: ISO 8601 with the system zone's offset"
+        case .timestamp: "x: Unix seconds"
+        case .id: "s; empty on the one event that sums up a bulk cancel of more than 100"
+        case .event: "s: fired, late (shown after a missed time), dropped (missed past its lateLimit), pressed, completed, "
+            + "snoozed, cancelled, expired, closed"
+        case .title: "s: as it was then"
+        case .detail: "s: a sentence, possibly empty"
+        case .action: "s: the pressed key"
+        case .copy: "s: the id of the snoozed copy"
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import DBus
+
+/// The interface chimed serves, its API: every method and signal, in the order
+/// the contract file lists them. A breaking change makes `io.github.chime.Scheduler2`;
+/// additions (a method, a key) keep this name.
+public enum Scheduler1 {
+    public static let name = try! InterfaceName("io.github.chime.Scheduler1")
+
+    // MARK: - Methods
+
+    public static let presentNow = MethodDeclaration(
+        "PresentNow", in: ["notification": "a{sv}"], out: ["id": "s"],
+        "Shows a notification now; returns its Chime id.")
+    public static let presentNowSimple = MethodDeclaration(
+        "PresentNowSimple", in: ["title": "s", "body": "s", "options": "a{ss}"], out: ["id": "s"],
+        "PresentNow with basic types only, for dbus-send. options holds the string fields by name, plus action.KEY = label "
+            + "(one per button, in order), hint.NAME = TYPE:VALUE (int, double, string, byte, boolean) and userInfo.KEY = value.")
+    public static let schedule = MethodDeclaration(
+        "Schedule", in: ["notification": "a{sv}"], out: ["id": "s"],
+        "Schedules a notification; returns its id once it is stored.")
+    public static let scheduleSimple = MethodDeclaration(
+        "ScheduleSimple", in: ["when": "s", "title": "s", "body": "s", "options": "a{ss}"], out: ["id": "s"],
+        "Schedule with basic types only, for dbus-send; options as in PresentNowSimple plus the scheduling keys.")
+    public static let cancel = MethodDeclaration(
+        "Cancel", in: ["id": "s"],
+        "Cancels one notification; NotFound when there is none with that id.")
+    public static let cancelAll = MethodDeclaration(
+        "CancelAll", out: ["count": "u"],
+        "Cancels every scheduled notification; returns how many.")
+    public static let cancelMatching = MethodDeclaration(
+        "CancelMatching", in: ["key": "s", "value": "s"], out: ["count": "u"],
+        "Cancels the scheduled notifications whose userInfo has key equal to value (compared as text).")
+    public static let get = MethodDeclaration(
+        "Get", in: ["id": "s"], out: ["notification": "a{sv}"],
+        "One notification, scheduled or done.")
+    public static let getJSON = MethodDeclaration(
+        "GetJSON", in: ["id": "s"], out: ["json": "s"],
+        "Get as a JSON object, for scripts: the same object as an element of ListJSON.")
+    public static let list = MethodDeclaration(
+        "List", out: ["notifications": "aa{sv}"],
+        "Every scheduled notification, soonest first.")
+    public static let listJSON = MethodDeclaration(
+        "ListJSON", out: ["json": "s"],
+        "List as a JSON array, for scripts.")
+    public static let history = MethodDeclaration(
+        "History", in: ["limit": "u"], out: ["events": "aa{sv}"],
+        "What happened to notifications, newest first: the newest limit events (0 means \(Limits.historyDefault); chimed "
+            + "keeps the newest \(Limits.historyKept), and a larger limit is InvalidArgs). Each event has "
+            + describe(HistoryKey.allCases.map { ($0.rawValue, $0.summary) })
+            + "; action and copy only where they apply. Scheduling is not an event.")
+    public static let historyJSON = MethodDeclaration(
+        "HistoryJSON", in: ["limit": "u"], out: ["json": "s"],
+        "History as a JSON array, for scripts.")
+    public static let historyOf = MethodDeclaration(
+        "HistoryOf", in: ["id": "s", "limit": "u"], out: ["events": "aa{sv}"],
+        "History of one notification and its lineage (the notification it was snoozed from and every snoozed copy); "
+            + "NotFound when chimed has neither it nor any event of it.")
+    public static let nextFireTimes = MethodDeclaration(
+        "NextFireTimes", in: ["when": "s", "options": "a{ss}", "count": "u"], out: ["times": "as"],
+        "The next count (\(Limits.nextFireCount.lowerBound)-\(Limits.nextFireCount.upperBound)) fire times of a rule, "
+            + "without scheduling it, as ISO 8601 in the system zone. options: "
+            + NotificationKey.keys(of: .schedule).filter { $0 != .when && $0 != .lateLimit }.map(\.rawValue).joined(separator: ", ")
+            + ".")
+    public static let nextFireTimestamps = MethodDeclaration(
+        "NextFireTimestamps", in: ["when": "s", "options": "a{ss}", "count": "u"], out: ["times": "ax"],
+        "NextFireTimes as Unix seconds, for programs that write times in their own way.")
+    public static let status = MethodDeclaration(
+        "Status", out: ["status": "a{sv}"],
+        "The daemon's state, for chime doctor: " + describe(StatusKey.allCases.map { ($0.rawValue, $0.summary) }) + ".")
+    public static let setBadge = MethodDeclaration(
+        "SetBadge", in: ["desktopEntry": "s", "count": "u"],
+        "Sets an app's icon badge (0 hides it), announced to docks with com.canonical.Unity.LauncherEntry.Update for "
+            + "application://DESKTOPENTRY.desktop. A notification with badge and desktopEntry sets it when it shows; "
+            + "Complete lowers it by one.")
+    public static let getBadge = MethodDeclaration(
+        "GetBadge", in: ["desktopEntry": "s"], out: ["count": "u"],
+        "An app's icon badge as Chime last set it.")
+    public static let invokeAction = MethodDeclaration(
+        "InvokeAction", in: ["id": "s", "action": "s"],
+        "Runs an action as if its button had been pressed: for servers without buttons (no \"actions\" capability) and "
+            + "for scripts. InvalidArgs names the keys it has.")
+
+    public static let methods = [
+        presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
+        listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, status, setBadge, getBadge,
+        invokeAction,
+    ]
+
+    /// The method called `name`, nil when there is none.
+    public static func method(named name: String) -> MethodDeclaration? {
+        methods.first { $0.name.rawValue == name }
+    }
+
+    // MARK: - Signals
+
+    public static let fired = SignalDeclaration(
+        "Fired", ["id": "s", "notification": "a{sv}"],
+        "A scheduled notification was shown (didReceiveLocalNotification); notification as Get describes it, plus lateBy "
+            + "(\(NotificationKey.lateBy.summary)).")
+    public static let completed = SignalDeclaration(
+        "Completed", ["id": "s"],
+        "Complete was pressed on id: it and its whole repeat series (and snoozed copies) are done.")
+    public static let actionInvoked = SignalDeclaration(
+        "ActionInvoked", ["id": "s", "action": "s", "userInfo": "a{sv}"],
+        "A button (action key) was pressed on notification id; \"default\" is the body.")
+    public static let closed = SignalDeclaration(
+        "Closed", ["id": "s", "reason": "u"],
+        "Notification id left the screen. reason as in the notification specification: 1 expired, 2 dismissed by the "
+            + "user, 3 closed by a call, 4 undefined.")
+
+    public static let signals = [fired, completed, actionInvoked, closed]
+
+    // MARK: - Properties
+
+    public static let version = PropertyDeclaration(name: "Version", value: .string(chimeVersion), summary: "The daemon's version.")
+
+    /// "a (x), b (y) and c (z)".
+    static func describe(_ keys: [(String, String)]) -> String {
+        let items = keys.map { "\($0.0) (\($0.1))" }
+        return items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+    }
+}

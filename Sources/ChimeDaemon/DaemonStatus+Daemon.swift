@@ -1,0 +1,27 @@
+import ChimeAPI
+import ChimeCore
+import Foundation
+
+extension DaemonStatus {
+    /// What `Status` tells `chime doctor` about this chimed now; optional parts stay
+    /// absent, not empty.
+    init(store: Store, scheduler: Scheduler, presenter: Presenter, client: NotificationClient, zone: TimeZone) {
+        self.init()
+        let upcoming = scheduler.upcoming
+        version = chimeVersion
+        interface = Scheduler1.name.rawValue
+        pid = UInt32(clamping: ProcessInfo.processInfo.processIdentifier)
+        self.store = store.databaseURL.path
+        scheduled = UInt32(clamping: upcoming.count)
+        pending = UInt32(clamping: presenter.waitingCount)
+        timeZone = zone.identifier
+        nextFire = upcoming.next.map(NotificationEncoding.seconds)
+        notificationServer = client.owner
+        // Absent while the server has not answered GetCapabilities.
+        capabilities = client.owner == nil ? nil : client.capabilities?.sorted()
+        localSound = presenter.sounds?.isAvailable ?? false
+        backup = store.lastBackup.map(NotificationEncoding.seconds)
+        // Shown until the user removes the damaged file it keeps.
+        if let recovery = store.recovery, FileManager.default.fileExists(atPath: recovery.keptAs) { self.recovery = recovery.sentence }
+    }
+}

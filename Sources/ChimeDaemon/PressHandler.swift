@@ -1,0 +1,135 @@
+import ChimeCore
+import Foundation
+import Logging
+
+/// What a press on a notification does, and what its leaving the screen leaves behind:
+/// the history, the bus's signals, and the button's handler (complete, snooze, a
+/// command, or opening the app).
+final class PressHandler {
+    private let presenter: Presenter
+    private let store: Store
+    private let scheduler: Scheduler
+    private let commits: CommitQueue
+    private let commands: CommandRunner
+    private let launcher: AppLauncher
+    private let badges: Badges
+    private let signals: ServiceSignals
+    private let logger: Logger
+    private let now: () -> Date
+
+    init(presenter: Presenter, store: Store, scheduler: Scheduler, commits: CommitQueue, commands: CommandRunner,
+         launcher: AppLauncher, badges: Badges, signals: ServiceSignals, logger: Logger, now: @escaping () -> Date) {
+        self.presenter = presenter
+        self.store = store
+        self.scheduler = scheduler
+        self.commits = commits
+        self.commands = commands
+        self.launcher = launcher
+        self.badges = badges
+        self.signals = signals
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Runs what a press means: announces it, then opens the app or runs the button's handler.
+    func pressed(_ press: Presenter.Press) {
+        let (id, key, alert) = (press.id, press.key, press.alert)
+        let label = presenter.expand(alert).allActions.first { $0.key == key }?.label ?? ""
+        // A popup kept on screen after Complete (mako, lxqt-notificationd) can still be
+        // pressed: its lineage is over, so only opening the app is still meant.
+        if key != Action.defaultKey, press.kind != .immediate,
+           let completed = (try? commits.read({ () throws(StoreError) in try store.notification(id: id) }))??.completed {
+            logger.notice("Ignored '\(key)' on \(id): it was completed at \(completed).")
+            record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title,
+                                detail: "\(label.isEmpty ? key : label): ignored, it was already completed.", action: key))
+            return
+        }
+        logger.info("Action '\(key)' on \(id).")
+        signals.actionInvoked(id, key: key, userInfo: alert.userInfo)
+        record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: label, action: key))
+        // A click on the notification itself opens its app, as iOS launches the app with
+        // the notification in its launch options.
+        if key == Action.defaultKey, let entry = alert.desktopEntry {
+            launcher.open(desktopEntry: entry, id: id, userInfo: alert.userInfo)
+            return
+        }
+        guard let name = alert.category, let definition = presenter.categories[name]?.actions.first(where: { $0.key == key }) else { return }
+        switch definition.handler {
+        case .complete:
+            badges.lower(of: alert)
+            complete(id, title: alert.title)
+        case .snooze(let seconds):
+            snooze(id, alert: alert, by: seconds)
+        case .command(let argv, let timeout):
+            commands.run(argv: argv, timeout: timeout, id: id, action: key,
+                         userInfoJSON: CommandRunner.userInfoJSON(alert.userInfo))
+        case .announce:
+            break
+        }
+    }
+
+    /// A notification left the screen: the history says how (for those of the schedule;
+    /// `chime notify` ones and Chime's own notices stay out of it), and the bus hears it.
+    func closed(_ closing: Presenter.Closing) {
+        if closing.kind == .scheduled {
+            record(HistoryEntry(time: now(), id: closing.id, event: closing.reason == 1 ? .expired : .closed,
+                                title: closing.alert.title, detail: closing.detail))
+        }
+        signals.closed(closing.id, reason: closing.reason)
+    }
+
+    // MARK: - Handlers
+
+    /// Ends the notification and its whole lineage; then says so on the bus.
+    private func complete(_ id: String, title: String) {
+        let instant = now()
+        var ended: [String] = []
+        commits.stage({ db in
+            ended = try self.store.complete(id: id, at: instant, in: db)
+            let detail = ended.isEmpty ? "Nothing was left to fire." : "No further occurrences of \(ended.joined(separator: ", "))."
+            try self.store.record(HistoryEntry(time: instant, id: id, event: .completed, title: title, detail: detail), in: db)
+        }, done: { [unowned self] result in
+            if case .failure(let error) = result {
+                self.logger.error("Cannot complete \(id): \(error)")
+                return
+            }
+            self.scheduler.remove(ids: ended)
+            self.logger.info("Completed \(id)\(ended.isEmpty ? "" : "; no further occurrences of \(ended.joined(separator: ", "))").")
+            self.signals.completed(id)
+        })
+    }
+
+    /// Schedules a one-shot copy `seconds` from now; the series itself keeps its times.
+    private func snooze(_ id: String, alert: Alert, by seconds: TimeInterval) {
+        let instant = now()
+        let fireDate = instant.addingTimeInterval(seconds)
+        let rule: FireRule
+        do { rule = try FireRule(trigger: .absolute(fireDate)) } catch {
+            logger.error("Cannot snooze \(id): \(error)")
+            return
+        }
+        var copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
+                                         created: instant, nextIndex: 0, nextFire: fireDate)
+        commits.stage({ db in
+            copy.origin = try self.store.lineageRoot(of: id, in: db)
+            while try !self.store.insert(copy, in: db) { copy.id = NotificationID.random() }
+            try self.store.record(HistoryEntry(time: instant, id: id, event: .snoozed, title: alert.title,
+                                               detail: "Again in \(LateText.describe(seconds)).", copy: copy.id), in: db)
+        }, done: { [unowned self] result in
+            switch result {
+            case .success:
+                self.scheduler.add(copy)
+                self.logger.info("Snoozed \(id) as \(copy.id) until \(fireDate).")
+            case .failure(let error):
+                self.logger.error("Cannot snooze \(id): \(error)")
+            }
+        })
+    }
+
+    /// Writes one history event with the next group commit.
+    private func record(_ entry: HistoryEntry) {
+        commits.stage({ db in try self.store.record(entry, in: db) }, done: { [unowned self] result in
+            if case .failure(let error) = result { self.logger.error("Cannot record \(entry.event) of \(entry.id): \(error)") }
+        })
+    }
+}

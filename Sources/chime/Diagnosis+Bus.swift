@@ -1,0 +1,80 @@
+import DBus
+import Glibc
+
+// MARK: - Finding the session bus
+
+extension Diagnosis {
+    /// Connects as libdbus would, but without X11 autolaunch, which would start a new
+    /// bus of its own instead of finding the session's.
+    mutating func connect() -> Connection? {
+        let runtime = environment("XDG_RUNTIME_DIR")
+        if let address = environment("DBUS_SESSION_BUS_ADDRESS") {
+            switch connect(to: address, from: "DBUS_SESSION_BUS_ADDRESS") {
+            case .success(let connection):
+                return connection
+            case .failure(let error):
+                problems.append("No session bus answers at \(address), the address in DBUS_SESSION_BUS_ADDRESS (\(error.message.withoutFullStop)); "
+                    + "the session it belonged to may have ended: log in again, or set DBUS_SESSION_BUS_ADDRESS to the running session's bus"
+                    + (runtime.map { " (usually unix:path=\($0)/bus)" } ?? "") + ".")
+                return nil
+            }
+        }
+        guard let runtime, let socket = Self.userBusSocket(in: runtime) else {
+            let where_ = runtime.map { "there is no bus socket at $XDG_RUNTIME_DIR/bus (\($0)/bus)" } ?? "XDG_RUNTIME_DIR is not set either"
+            problems.append("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and \(where_), so chime cannot reach chimed; "
+                + "run chime inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus "
+                + "where a per-user bus runs (Debian's dbus-user-session).")
+            return nil
+        }
+        let address = "unix:path=" + Self.escapedAddressValue(socket)
+        switch connect(to: address, from: "XDG_RUNTIME_DIR") {
+        case .success(let connection):
+            warnings.append("DBUS_SESSION_BUS_ADDRESS is not set; chime and chimed find the per-user bus at \(socket) by themselves, "
+                + "but programs that only read the variable do not: run inside your desktop session, or "
+                + "export DBUS_SESSION_BUS_ADDRESS=\(address).")
+            return connection
+        case .failure(let error):
+            problems.append("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and the bus socket \(socket) does not answer "
+                + "(\(error.message.withoutFullStop)); run chime inside your desktop session.")
+            return nil
+        }
+    }
+
+    /// Connects to `address`, found through `source`, and notes the bus as found.
+    private mutating func connect(to address: String, from source: String) -> Result<Connection, DBusError> {
+        bus.address = address
+        bus.source = source
+        do {
+            let connection = try Connection.bus(address: address)
+            bus.connected = true
+            bus.uniqueName = connection.uniqueName
+            return .success(connection)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// `$XDG_RUNTIME_DIR/bus` when it is a socket of this user's, as libdbus requires.
+    static func userBusSocket(in runtime: String) -> String? {
+        let path = runtime + "/bus"
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else { return nil }
+        return path
+    }
+
+    /// `value` escaped for a D-Bus address: bytes outside `[-0-9A-Za-z_/.\*]` become `%XX`.
+    static func escapedAddressValue(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "\\"), UInt8(ascii: "*"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16)
+                out += "%" + (hex.count == 1 ? "0" : "") + hex
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,72 @@
+import ChimeAPI
+import DBus
+
+/// The methods the commands call, typed. Each ends the command with a message and the
+/// documented exit status when chimed refuses or cannot be reached.
+extension SchedulerClient {
+    /// Schedules a notification given in the string form; its id.
+    func scheduleSimple(when: String, title: String, body: String, options: [(String, String)]) throws -> String {
+        try callOrFail(Scheduler1.scheduleSimple, [.string(when), .string(title), .string(body), .stringDictionary(options)])
+            .first?.stringValue ?? ""
+    }
+
+    func cancel(_ id: String) throws {
+        _ = try callOrFail(Scheduler1.cancel, [.string(id)])
+    }
+
+    /// Cancels everything scheduled; how many.
+    func cancelAll() throws -> Int64 {
+        try callOrFail(Scheduler1.cancelAll, []).first?.integerValue ?? 0
+    }
+
+    /// Cancels those whose userInfo has `key` equal to `value`; how many.
+    func cancelMatching(key: String, value: String) throws -> Int64 {
+        try callOrFail(Scheduler1.cancelMatching, [.string(key), .string(value)]).first?.integerValue ?? 0
+    }
+
+    /// One notification's description, in chimed's order.
+    func get(_ id: String) throws -> [(key: String, value: Value)] {
+        try callOrFail(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries ?? []
+    }
+
+    func getJSON(_ id: String) throws -> String {
+        try callOrFail(Scheduler1.getJSON, [.string(id)]).first?.stringValue ?? "{}"
+    }
+
+    /// What is scheduled, soonest first, then what waits for a notification server.
+    func list() throws -> [[(key: String, value: Value)]] {
+        (try callOrFail(Scheduler1.list, []).first?.arrayElements ?? []).compactMap(\.stringKeyedEntries)
+    }
+
+    func listJSON() throws -> String {
+        try callOrFail(Scheduler1.listJSON, []).first?.stringValue ?? "[]"
+    }
+
+    /// The newest `limit` events (0: chimed's default), of notification `id` and its
+    /// lineage when given, newest first.
+    func history(limit: UInt32, of id: String?) throws -> [HistoryEvent] {
+        let reply = try id.map { try callOrFail(Scheduler1.historyOf, [.string($0), .uint32(limit)]) }
+            ?? callOrFail(Scheduler1.history, [.uint32(limit)])
+        return (reply.first?.arrayElements ?? []).compactMap(\.stringKeyedEntries).map(HistoryEvent.init)
+    }
+
+    /// The next `count` fire times of a rule, as Unix seconds.
+    func nextFireTimestamps(when: String, options: [(String, String)], count: UInt32) throws -> [Int64] {
+        let reply = try callOrFail(Scheduler1.nextFireTimestamps, [.string(when), .stringDictionary(options), .uint32(count)])
+        return (reply.first?.arrayElements ?? []).compactMap(\.integerValue)
+    }
+
+    func setBadge(_ desktopEntry: String, _ count: UInt32) throws {
+        _ = try callOrFail(Scheduler1.setBadge, [.string(desktopEntry), .uint32(count)])
+    }
+
+    /// The app's badge as chimed last set it.
+    func badge(of desktopEntry: String) throws -> Int64 {
+        try callOrFail(Scheduler1.getBadge, [.string(desktopEntry)]).first?.integerValue ?? 0
+    }
+
+    /// Runs `action` of notification `id` as if its button were pressed.
+    func invokeAction(_ id: String, _ action: String) throws {
+        _ = try callOrFail(Scheduler1.invokeAction, [.string(id), .string(action)])
+    }
+}

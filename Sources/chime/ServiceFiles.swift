@@ -1,0 +1,90 @@
+import Glibc
+
+// MARK: - Activation files
+
+extension Diagnosis {
+    /// The directories a standard session bus reads activation files from, highest
+    /// priority first (dbus-daemon(1), `<standard_session_servicedirs/>`).
+    static func serviceDirectories() -> [String] {
+        var directories: [String] = []
+        if let runtime = environment("XDG_RUNTIME_DIR") { directories.append(runtime + "/dbus-1/services") }
+        if let data = environment("XDG_DATA_HOME") ?? environment("HOME").map({ $0 + "/.local/share" }) {
+            directories.append(data + "/dbus-1/services")
+        }
+        for data in (environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":") where data.hasPrefix("/") {
+            directories.append(data + "/dbus-1/services")
+        }
+        directories.append("/usr/share/dbus-1/services")
+        var seen: Set<String> = []
+        return directories.filter { seen.insert($0).inserted }
+    }
+
+    /// The `*.service` files in the session service directories whose `Name=` is `name`.
+    static func activationFiles(naming name: String) -> [String] {
+        serviceDirectories().flatMap { directory in
+            fileNames(in: directory).filter { $0.hasSuffix(".service") }.sorted().map { directory + "/" + $0 }.filter { path in
+                guard let text = readSmallFile(path) else { return false }
+                return text.split(whereSeparator: \.isNewline).contains { line in
+                    let parts = line.split(separator: "=", maxSplits: 1)
+                    return parts.count == 2 && parts[0].trimmingSpaces == "Name" && parts[1].trimmingSpaces == name
+                }
+            }
+        }
+    }
+
+    static func directory(of path: String) -> Substring {
+        path.lastIndex(of: "/").map { path[..<$0] } ?? Substring(path)
+    }
+}
+
+// MARK: - Files and environment without Foundation
+
+extension String {
+    /// The sentence without its final full stop, to quote it inside another one.
+    var withoutFullStop: Substring { hasSuffix(".") ? dropLast() : self[...] }
+}
+
+/// The environment variable `name`; unset and empty are the same here.
+func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    let text = String(cString: value)
+    return text.isEmpty ? nil : text
+}
+
+/// The names in `directory` (none when it cannot be read).
+func fileNames(in directory: String) -> [String] {
+    guard let handle = opendir(directory) else { return [] }
+    defer { closedir(handle) }
+    var names: [String] = []
+    while let entry = readdir(handle) {
+        let name = withUnsafePointer(to: &entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}
+
+/// A small text file's contents (at most 64 KiB), nil when it cannot be read.
+func readSmallFile(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while bytes.count < 65_536 {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { break }
+        bytes += buffer[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+extension Substring {
+    /// Without leading and trailing white space.
+    var trimmingSpaces: Substring {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
+        return self[start..<end]
+    }
+}
