@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
-        .target(name: "DBus", dependencies: ["CDBus", "CLinux", "EventLoop"]),
+        .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
         // Without Foundation: chime's start-up does not pay for it.
         .target(name: "JSON"),
         // The D-Bus contract, once: names, methods, signals, keys, errors, limits, version.

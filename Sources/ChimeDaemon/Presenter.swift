@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 import DequeModule
@@ -101,7 +102,7 @@ final class Presenter {
     /// Shows `alert` now (`PresentNow`): stored only if it has to wait.
     func present(_ alert: Alert, id: String) throws(DBusError) {
         if !canSendNow, waitingImmediate >= Self.maxWaitingImmediate {
-            throw DBusError(name: Self.busyName, message: "Not shown: \(Self.maxWaitingImmediate) notifications already wait for a "
+            throw DBusError(name: ChimeError.busy, message: "Not shown: \(Self.maxWaitingImmediate) notifications already wait for a "
                 + "notification server; try again once one runs.")
         }
         let delivery = Delivery(StoredDelivery(seq: takeSeq(), id: id, kind: .immediate, alert: alert, due: time.now), durable: false)
@@ -110,8 +111,6 @@ final class Presenter {
         if delivery.isWaiting { makeDurable(delivery) }
     }
 
-    /// The error `PresentNow` answers with when too many wait already.
-    static let busyName = "io.github.chime.Error.Busy"
 
     /// Forgets waiting occurrences of cancelled notifications (their rows went with the
     /// cancel's transaction); what is on screen stays.

@@ -13,8 +13,4 @@ struct ContractLimitsTests {
     @Test func presentNowWaitsAsTheContractSays() {
         #expect(Presenter.maxWaitingImmediate == Limits.waitingToPresent)
     }
-
-    @Test func busyIsTheContractsErrorName() {
-        #expect(Presenter.busyName == ChimeError.busy)
-    }
 }

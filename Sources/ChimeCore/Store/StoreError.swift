@@ -18,9 +18,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// Anything else SQLite refused, in its words.
     case failed(String)
 
-    /// The D-Bus error name a refused change is answered with.
-    public static let diskFullErrorName = "io.github.chime.Error.DiskFull"
-
     /// The error as one sentence, for the log and the bus.
     public var description: String {
         switch self {
@@ -39,14 +36,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .diskFull(let path): "the disk holding \(path) is full."
         case .failed(let reason): "the store failed: \(reason)"
         default: description
-        }
-    }
-
-    /// The D-Bus error name for a change refused with this error.
-    public var errorName: String {
-        switch self {
-        case .diskFull: Self.diskFullErrorName
-        default: "org.freedesktop.DBus.Error.Failed"
         }
     }
 
