@@ -16,12 +16,13 @@ DESTDIR ?=
 RELEASE_DIR := .build/release
 RELEASE_BINS := $(RELEASE_DIR)/chime $(RELEASE_DIR)/chimed
 SOURCES := Package.swift $(shell find Sources Benchmarks -type f)
-# Man page and shell completions, generated from the release chime's own definitions.
+# Man pages and shell completions: chime's from the release chime's own definitions,
+# chimed's from packaging/man with the build's date.
 GEN_DIR := .build/chime-generated
-GENERATED := $(GEN_DIR)/man/chime.1 $(GEN_DIR)/completions/chime.bash \
+GENERATED := $(GEN_DIR)/man/chime.1 $(GEN_DIR)/man/chimed.1 $(GEN_DIR)/completions/chime.bash \
 	$(GEN_DIR)/completions/_chime $(GEN_DIR)/completions/chime.fish
-# The man page's date: the last commit's, so a rebuild of the same tree is identical.
-MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+# The man pages' date: the last commit's, so a rebuild of the same tree is identical.
+RELEASE_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 INSTALL_ENV = PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)"
 
 SERVICE_DIR := $(CURDIR)/.build/chime-services
@@ -52,9 +53,14 @@ generated: $(GENERATED)
 $(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
 	$(SWIFT) build --product generate-manual
 	@mkdir -p $(@D)
-	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(MAN_DATE) --output-directory $(@D)
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(RELEASE_DATE) --output-directory $(@D)
 	@# A blank line in mdoc is an error to groff -ww; the discussions' paragraph breaks are .Pp.
 	sed -i 's/^$$/.Pp/' $@
+
+# In the date form generate-manual gives chime.1.
+$(GEN_DIR)/man/chimed.1: packaging/man/chimed.1.in
+	@mkdir -p $(@D)
+	sed "s/@DATE@/$$(LC_ALL=C date -d $(RELEASE_DATE) '+%B %-d, %Y')/" $< >$@.tmp && mv $@.tmp $@
 
 $(GEN_DIR)/completions/chime.bash: $(RELEASE_DIR)/chime
 	@mkdir -p $(@D)

@@ -19,7 +19,7 @@ stage=$work/chime
 HOME= PREFIX=/usr DESTDIR=$stage BIN_DIR=$BIN_DIR GEN_DIR=$GEN_DIR \
     "$root/scripts/install.sh" install >/dev/null
 strip --strip-unneeded "$stage/usr/bin/chime" "$stage/usr/bin/chimed"
-gzip -9n "$stage/usr/share/man/man1/chime.1" "$stage/usr/share/man/man8/chimed.8"
+gzip -9n "$stage/usr/share/man/man1/chime.1" "$stage/usr/share/man/man1/chimed.1"
 install -d "$stage/usr/share/doc/chime"
 gzip -9nc "$root/README.md" >"$stage/usr/share/doc/chime/README.md.gz"
 

@@ -59,7 +59,7 @@ struct InstallTests {
         #expect(install.status == 0, "\(install)")
         let expected = try Self.manifest(prefix: "/usr/local")
         #expect(expected.contains("/usr/local/bin/chimed"))
-        #expect(expected.contains("/usr/local/share/man/man8/chimed.8"))
+        #expect(expected.contains("/usr/local/share/man/man1/chimed.1"))
         #expect(expected.contains("/etc/xdg/autostart/chimed.desktop"))
         #expect(filesUnder(root) == expected.union(["/usr/local/share/man/man1/other.1"]))
 
@@ -124,13 +124,21 @@ struct InstallTests {
             #expect(verify.status == 0 && verify.stdout.isEmpty && verify.stderr.isEmpty, "\(verify)")
         }
 
-        for (page, name) in [("share/man/man1/chime.1", "chime"), ("share/man/man8/chimed.8", "chimed")] {
+        for (page, name) in [("share/man/man1/chime.1", "chime"), ("share/man/man1/chimed.1", "chimed")] {
             let path = prefix.appendingPathComponent(page).path
             let lint = try runCommand(["groff", "-mdoc", "-ww", "-z", path])
             #expect(lint.status == 0 && lint.stderr.isEmpty, "\(page): \(lint)")
             let text = try runCommand(["groff", "-mdoc", "-Tutf8", "-P-cbou", path]).stdout
             #expect(text.contains("NAME") && text.contains(name) && text.contains("EXIT STATUS"), "\(page)")
+            // Dated by the build (the last commit's day), in mdoc's form.
+            let lines = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8).split(separator: "\n")
+            #expect(lines.contains { $0.wholeMatch(of: /\.Dd [A-Z][a-z]+ [1-9][0-9]?, [0-9]{4}/) != nil }, "\(page)")
+            // Section 1: both are a user's programs (chimed is a per-user daemon).
+            #expect(lines.contains(".Dt \(name.uppercased()) 1"), "\(page)")
         }
+        // chimed's page is written by hand, but not its date.
+        let source = try String(contentsOf: packageRoot.appendingPathComponent("packaging/man/chimed.1.in"), encoding: .utf8)
+        #expect(source.contains("\n.Dd @DATE@\n"))
 
         let bash = try runCommand(["bash", "-n", prefix.appendingPathComponent("share/bash-completion/completions/chime").path])
         #expect(bash.status == 0, "\(bash)")
