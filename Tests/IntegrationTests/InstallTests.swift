@@ -108,8 +108,25 @@ struct InstallTests {
         let install = try make(["install", "PREFIX=\(prefix.path)"])
         #expect(install.status == 0, "\(install)")
 
-        let entry = try runCommand(["desktop-file-validate", prefix.appendingPathComponent("etc/xdg/autostart/chimed.desktop").path])
+        let entryPath = prefix.appendingPathComponent("etc/xdg/autostart/chimed.desktop")
+        let entry = try runCommand(["desktop-file-validate", entryPath.path])
         #expect(entry.status == 0 && entry.stdout.isEmpty && entry.stderr.isEmpty, "\(entry)")
+        let entryLines = try String(contentsOf: entryPath, encoding: .utf8).split(separator: "\n")
+        #expect(entryLines.contains("X-systemd-skip=true"))
+        // Under systemd the user unit starts chimed: the generator that makes units of
+        // autostart entries must make none of this one, or the two race at login.
+        let generator = "/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator"
+        if FileManager.default.isExecutableFile(atPath: generator) {
+            let units = try temporaryDirectory("generated-units")
+            defer { try? FileManager.default.removeItem(at: units) }
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_DIRS"] = prefix.appendingPathComponent("etc/xdg").path
+            environment["XDG_CONFIG_HOME"] = units.appendingPathComponent("no-config").path
+            environment["SYSTEMD_LOG_LEVEL"] = "debug"
+            let generated = try runCommand([generator, units.path], environment: environment)
+            #expect(generated.status == 0 && generated.stderr.contains(entryPath.path), "\(generated)")
+            #expect(filesUnder(units).isEmpty, "\(filesUnder(units)) \(generated)")
+        }
 
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
             // --user needs a runtime folder; the man pages are checked below, not in the
