@@ -13,6 +13,8 @@ DESTDIR ?=
 
 # The release binaries as files, so `make install` and `make deb` build only when a
 # source changed, and `sudo make install` after `make release` runs no compiler as root.
+# `make install` never runs sudo or apt itself: the build it may need only checks its
+# Debian packages (deps.sh --check), and says what to run when one is missing.
 RELEASE_DIR := .build/release
 RELEASE_BINS := $(RELEASE_DIR)/chime $(RELEASE_DIR)/chimed
 SOURCES := Package.swift $(shell find Sources Benchmarks -type f)
@@ -40,11 +42,14 @@ build: deps
 	$(SWIFT) build $(SWIFTFLAGS)
 	$(MAKE) --no-print-directory services CONFIG=debug
 
-release: $(RELEASE_BINS)
+# Everything `make install` installs, so that a `sudo make install` after it builds nothing.
+release:
+	scripts/deps.sh build
+	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED)
 	$(MAKE) --no-print-directory services CONFIG=release
 
 $(RELEASE_BINS) &: $(SOURCES)
-	scripts/deps.sh build
+	scripts/deps.sh --check build
 	$(SWIFT) build $(RELEASEFLAGS) $(SWIFTFLAGS)
 	@touch $(RELEASE_BINS)
 
@@ -85,8 +90,9 @@ uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 # A Debian package of the same files, installed under /usr.
-deb: $(BUILT)
+deb:
 	scripts/deps.sh deb
+	$(if $(BUILT),@$(MAKE) --no-print-directory $(BUILT))
 	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" scripts/deb.sh
 
 # The bus reads Exec= literally, so it gets the absolute path of this
