@@ -23,7 +23,8 @@ SOURCES := Package.swift $(shell find Sources Benchmarks -type f)
 GEN_DIR := .build/chime-generated
 GENERATED := $(GEN_DIR)/man/chime.1 $(GEN_DIR)/man/chimed.1 $(GEN_DIR)/completions/chime.bash \
 	$(GEN_DIR)/completions/_chime $(GEN_DIR)/completions/chime.fish
-# The man pages' date: the last commit's, so a rebuild of the same tree is identical.
+# The date in the man pages and the package: the last commit's, so a rebuild of the same
+# tree is identical.
 RELEASE_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 INSTALL_ENV = PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)"
 
@@ -89,11 +90,12 @@ install: $(BUILT)
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
-# A Debian package of the same files, installed under /usr.
+# A Debian package of the same files, installed under /usr: debian/ packages the release
+# build with debhelper (scripts/deb.sh).
 deb:
 	scripts/deps.sh deb
 	$(if $(BUILT),@$(MAKE) --no-print-directory $(BUILT))
-	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" scripts/deb.sh
+	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" RELEASE_DATE="$(RELEASE_DATE)" scripts/deb.sh
 
 # The bus reads Exec= literally, so it gets the absolute path of this
 # checkout's chimed. Regenerated every time: CONFIG may differ from last run.

@@ -17,8 +17,8 @@ usage() {
 # GRDB links the system SQLite.
 build_pkgs=(libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
-# dpkg-dev: dpkg-shlibdeps works out the package's Depends from what the binaries link.
-deb_pkgs=("${build_pkgs[@]}" dpkg-dev)
+# debhelper and dpkg-dev: dpkg-buildpackage and dh package the release build (debian/).
+deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev)
 # desktop-file-utils and groff-base check the autostart entry and the man pages.
 # libcanberra0: chimed opens it when a server cannot play sounds (SoundTests).
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils

@@ -47,7 +47,12 @@ struct PackageTests {
             guard line.hasPrefix("-") else { return nil }
             return line.split(separator: " ").last.map { String($0.dropFirst()) }
         })
-        #expect(packaged == Set(expected).union(["/usr/share/doc/chime/README.md.gz"]))
+        #expect(packaged == Set(expected).union(["/usr/share/doc/chime/README.md.gz", "/usr/share/doc/chime/changelog.gz"]))
+        // The package's version is chimed's; its changelog is made for it, not kept by hand.
+        let version = try runCommand(["dpkg-deb", "--field", deb, "Version"]).stdout
+        let built = try runCommand([binDirectory.appendingPathComponent("chimed").path, "--version"]).stdout
+        #expect(built.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) == version.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(version) \(built)")
 
         let install = try runCommand(Self.asRoot + ["dpkg", "-i", deb])
         #expect(install.status == 0, "\(install)")
@@ -76,10 +81,12 @@ struct PackageTests {
         for path in expected where path != "/etc/xdg/autostart/chimed.desktop" {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) left after dpkg --remove")
         }
+        // The user unit is gone; whether it was enabled is kept (under /etc) until purge.
         #expect(!FileManager.default.fileExists(atPath: Self.unitLink))
         let purge = try runCommand(Self.asRoot + ["dpkg", "--purge", "chime"])
         #expect(purge.status == 0, "\(purge)")
         #expect(!FileManager.default.fileExists(atPath: "/etc/xdg/autostart/chimed.desktop"))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: Self.unitLink)) == nil, "\(Self.unitLink) left after purge")
         let status = try runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
         #expect(!status.stdout.contains("installed") || status.stdout.contains("not-installed"), "\(status)")
     }
