@@ -13,15 +13,19 @@ DESTDIR ?=
 
 # The release binaries as files, so `make install` and `make deb` build only when a
 # source changed, and `sudo make install` after `make release` runs no compiler as root.
+# `make install` never runs sudo or apt itself: the build it may need only checks its
+# Debian packages (deps.sh --check), and says what to run when one is missing.
 RELEASE_DIR := .build/release
 RELEASE_BINS := $(RELEASE_DIR)/chime $(RELEASE_DIR)/chimed
 SOURCES := Package.swift $(shell find Sources Benchmarks -type f)
-# Man page and shell completions, generated from the release chime's own definitions.
+# Man pages and shell completions: chime's from the release chime's own definitions,
+# chimed's from packaging/man with the build's date.
 GEN_DIR := .build/chime-generated
-GENERATED := $(GEN_DIR)/man/chime.1 $(GEN_DIR)/completions/chime.bash \
+GENERATED := $(GEN_DIR)/man/chime.1 $(GEN_DIR)/man/chimed.1 $(GEN_DIR)/completions/chime.bash \
 	$(GEN_DIR)/completions/_chime $(GEN_DIR)/completions/chime.fish
-# The man page's date: the last commit's, so a rebuild of the same tree is identical.
-MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+# The date in the man pages and the package: the last commit's, so a rebuild of the same
+# tree is identical.
+RELEASE_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 INSTALL_ENV = PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)"
 
 SERVICE_DIR := $(CURDIR)/.build/chime-services
@@ -39,11 +43,14 @@ build: deps
 	$(SWIFT) build $(SWIFTFLAGS)
 	$(MAKE) --no-print-directory services CONFIG=debug
 
-release: $(RELEASE_BINS)
+# Everything `make install` installs, so that a `sudo make install` after it builds nothing.
+release:
+	scripts/deps.sh build
+	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED)
 	$(MAKE) --no-print-directory services CONFIG=release
 
 $(RELEASE_BINS) &: $(SOURCES)
-	scripts/deps.sh build
+	scripts/deps.sh --check build
 	$(SWIFT) build $(RELEASEFLAGS) $(SWIFTFLAGS)
 	@touch $(RELEASE_BINS)
 
@@ -52,9 +59,14 @@ generated: $(GENERATED)
 $(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
 	$(SWIFT) build --product generate-manual
 	@mkdir -p $(@D)
-	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(MAN_DATE) --output-directory $(@D)
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(RELEASE_DATE) --output-directory $(@D)
 	@# A blank line in mdoc is an error to groff -ww; the discussions' paragraph breaks are .Pp.
 	sed -i 's/^$$/.Pp/' $@
+
+# In the date form generate-manual gives chime.1.
+$(GEN_DIR)/man/chimed.1: packaging/man/chimed.1.in
+	@mkdir -p $(@D)
+	sed "s/@DATE@/$$(LC_ALL=C date -d $(RELEASE_DATE) '+%B %-d, %Y')/" $< >$@.tmp && mv $@.tmp $@
 
 $(GEN_DIR)/completions/chime.bash: $(RELEASE_DIR)/chime
 	@mkdir -p $(@D)
@@ -85,10 +97,12 @@ install: $(BUILT)
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
-# A Debian package of the same files, installed under /usr.
-deb: $(BUILT)
+# A Debian package of the same files, installed under /usr: debian/ packages the release
+# build with debhelper (scripts/deb.sh).
+deb:
 	scripts/deps.sh deb
-	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" scripts/deb.sh
+	$(if $(BUILT),@$(MAKE) --no-print-directory $(BUILT))
+	@BIN_DIR="$(CURDIR)/$(RELEASE_DIR)" GEN_DIR="$(CURDIR)/$(GEN_DIR)" RELEASE_DATE="$(RELEASE_DATE)" scripts/deb.sh
 
 # The bus reads Exec= literally, so it gets the absolute path of this
 # checkout's chimed. Regenerated every time: CONFIG may differ from last run.

@@ -1,9 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Chime is Linux only: it is built on libdbus, GLib, timerfd, signalfd and pidfd, and
+// serves the freedesktop notification specification. `platforms:` cannot say so: it
+// sets minimum versions of Apple systems whose standard library ships with them and
+// bars none (a platform it does not name gets its oldest version), so the manifest
+// refuses to load anywhere else.
+#if !os(Linux)
+#error("Chime builds only on Linux: it needs libdbus, GLib and Linux's timerfd, signalfd and pidfd.")
+#endif
+
 let package = Package(
     name: "chime",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "chimed", targets: ["chimed"]),
         .executable(name: "chime", targets: ["chime"]),

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages a task needs: scripts/deps.sh GROUP...
+# Installs the Debian packages a task needs: scripts/deps.sh [--check] GROUP...
 # Groups: build, deb, test, bench, demo, screenshot. Only missing packages are installed, so a
-# machine that already has everything never touches apt (or the network).
+# machine that already has everything never touches apt (or the network). With --check it
+# installs nothing: it names what is missing and the command that installs it (make
+# install builds with it, and never runs sudo or apt by itself).
 set -euo pipefail
 
 usage() {
-    echo "usage: ${0##*/} GROUP... (groups: build deb test bench demo screenshot)" >&2
+    echo "usage: ${0##*/} [--check] GROUP... (groups: build deb test bench demo screenshot)" >&2
     exit 2
 }
 
@@ -15,8 +17,8 @@ usage() {
 # GRDB links the system SQLite.
 build_pkgs=(libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
-# dpkg-dev: dpkg-shlibdeps works out the package's Depends from what the binaries link.
-deb_pkgs=("${build_pkgs[@]}" dpkg-dev)
+# debhelper and dpkg-dev: dpkg-buildpackage and dh package the release build (debian/).
+deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev)
 # desktop-file-utils and groff-base check the autostart entry and the man pages.
 # libcanberra0: chimed opens it when a server cannot play sounds (SoundTests).
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
@@ -27,6 +29,11 @@ demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
 # dmenu draws dunst's button menu; ImageMagick's import takes the picture.
 screenshot_pkgs=("${demo_pkgs[@]}" suckless-tools imagemagick)
 
+check_only=false
+if [[ ${1:-} == --check ]]; then
+    check_only=true
+    shift
+fi
 [[ $# -gt 0 ]] || usage
 
 wanted=()
@@ -54,6 +61,13 @@ for pkg in "${wanted[@]}"; do
 done
 
 [[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if $check_only; then
+    install="apt-get install ${missing[*]}"
+    [[ $(id -u) -eq 0 ]] || install="sudo $install"
+    echo "${0##*/}: missing Debian packages ${missing[*]}; install them with: $install" >&2
+    exit 1
+fi
 
 if [[ $(id -u) -eq 0 ]]; then
     as_root=()

@@ -8,7 +8,7 @@
 #   PREFIX      where to install (default /usr/local)
 #   DESTDIR     staging root prepended to every path (packaging, tests)
 #   BIN_DIR     the release build's chime and chimed
-#   GEN_DIR     generated man page and completions
+#   GEN_DIR     generated man pages and completions
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +65,7 @@ manifest() {
 0644 $root/dbus/io.github.chime.Chime.service.in $PREFIX/share/dbus-1/services/io.github.chime.Chime.service
 0644 $root/dbus/io.github.chime.Scheduler1.xml $PREFIX/share/dbus-1/interfaces/io.github.chime.Scheduler1.xml
 0644 $GEN_DIR/man/chime.1 $PREFIX/share/man/man1/chime.1
-0644 $root/packaging/man/chimed.8 $PREFIX/share/man/man8/chimed.8
+0644 $GEN_DIR/man/chimed.1 $PREFIX/share/man/man1/chimed.1
 0644 $GEN_DIR/completions/chime.bash $PREFIX/share/bash-completion/completions/chime
 0644 $GEN_DIR/completions/_chime $zsh_dir/_chime
 0644 $GEN_DIR/completions/chime.fish $PREFIX/share/fish/vendor_completions.d/chime.fish

@@ -2,15 +2,47 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Runs make in the package root with `NO_BUILD=1`: `make test` built what is installed,
-/// and a nested swift build would wait for the build folder this test run holds.
-func make(_ arguments: [String], asUser user: String? = nil) throws -> ProcessResult {
+/// Runs make in the package root, with `NO_BUILD=1` unless `build`: `make test` built what
+/// is installed, and a nested swift build would wait for the build folder this test run
+/// holds. `tools` goes first on PATH.
+func make(_ arguments: [String], asUser user: String? = nil, build: Bool = false,
+          tools: RecordingTools? = nil) throws -> ProcessResult {
     var environment = ProcessInfo.processInfo.environment
     // The test run may itself be under make; its job server is not for this one.
     for key in ["MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"] { environment[key] = nil }
-    let command = ["make", "--no-print-directory", "-C", packageRoot.path, "NO_BUILD=1"] + arguments
+    var command = ["make", "--no-print-directory", "-C", packageRoot.path] + (build ? [] : ["NO_BUILD=1"]) + arguments
+    if let tools { command = ["env", "PATH=\(tools.folder.path):\(environment["PATH"] ?? "/usr/bin:/bin")"] + command }
     return try Spawned(user.map { ["runuser", "-u", $0, "--"] + command } ?? command, environment: environment)
         .finish(timeout: 300)
+}
+
+/// A folder to put first on PATH in which sudo, apt-get and swift only note that they were
+/// run (and fail), and dpkg-query finds no package installed.
+struct RecordingTools {
+    let folder: URL
+    var calls: URL { folder.appendingPathComponent("calls") }
+
+    init() throws {
+        folder = try temporaryDirectory("tools")
+        chmod(folder.path, 0o755)
+        try Data().write(to: calls)
+        // Written by whichever user make runs as.
+        chmod(calls.path, 0o666)
+        var scripts = ["dpkg-query": "#!/bin/sh\nexit 1\n"]
+        for name in ["sudo", "apt-get", "swift"] {
+            scripts[name] = "#!/bin/sh\necho \"\(name) $*\" >>'\(calls.path)'\nexit 1\n"
+        }
+        for (name, script) in scripts {
+            let tool = folder.appendingPathComponent(name)
+            try script.write(to: tool, atomically: true, encoding: .utf8)
+            chmod(tool.path, 0o755)
+        }
+    }
+
+    /// What was run, one line each.
+    var recorded: String { (try? String(contentsOf: calls, encoding: .utf8)) ?? "(calls unreadable)" }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
 }
 
 /// Runs a command outside any test bus.
@@ -59,7 +91,7 @@ struct InstallTests {
         #expect(install.status == 0, "\(install)")
         let expected = try Self.manifest(prefix: "/usr/local")
         #expect(expected.contains("/usr/local/bin/chimed"))
-        #expect(expected.contains("/usr/local/share/man/man8/chimed.8"))
+        #expect(expected.contains("/usr/local/share/man/man1/chimed.1"))
         #expect(expected.contains("/etc/xdg/autostart/chimed.desktop"))
         #expect(filesUnder(root) == expected.union(["/usr/local/share/man/man1/other.1"]))
 
@@ -108,8 +140,25 @@ struct InstallTests {
         let install = try make(["install", "PREFIX=\(prefix.path)"])
         #expect(install.status == 0, "\(install)")
 
-        let entry = try runCommand(["desktop-file-validate", prefix.appendingPathComponent("etc/xdg/autostart/chimed.desktop").path])
+        let entryPath = prefix.appendingPathComponent("etc/xdg/autostart/chimed.desktop")
+        let entry = try runCommand(["desktop-file-validate", entryPath.path])
         #expect(entry.status == 0 && entry.stdout.isEmpty && entry.stderr.isEmpty, "\(entry)")
+        let entryLines = try String(contentsOf: entryPath, encoding: .utf8).split(separator: "\n")
+        #expect(entryLines.contains("X-systemd-skip=true"))
+        // Under systemd the user unit starts chimed: the generator that makes units of
+        // autostart entries must make none of this one, or the two race at login.
+        let generator = "/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator"
+        if FileManager.default.isExecutableFile(atPath: generator) {
+            let units = try temporaryDirectory("generated-units")
+            defer { try? FileManager.default.removeItem(at: units) }
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_DIRS"] = prefix.appendingPathComponent("etc/xdg").path
+            environment["XDG_CONFIG_HOME"] = units.appendingPathComponent("no-config").path
+            environment["SYSTEMD_LOG_LEVEL"] = "debug"
+            let generated = try runCommand([generator, units.path], environment: environment)
+            #expect(generated.status == 0 && generated.stderr.contains(entryPath.path), "\(generated)")
+            #expect(filesUnder(units).isEmpty, "\(filesUnder(units)) \(generated)")
+        }
 
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
             // --user needs a runtime folder; the man pages are checked below, not in the
@@ -124,13 +173,21 @@ struct InstallTests {
             #expect(verify.status == 0 && verify.stdout.isEmpty && verify.stderr.isEmpty, "\(verify)")
         }
 
-        for (page, name) in [("share/man/man1/chime.1", "chime"), ("share/man/man8/chimed.8", "chimed")] {
+        for (page, name) in [("share/man/man1/chime.1", "chime"), ("share/man/man1/chimed.1", "chimed")] {
             let path = prefix.appendingPathComponent(page).path
             let lint = try runCommand(["groff", "-mdoc", "-ww", "-z", path])
             #expect(lint.status == 0 && lint.stderr.isEmpty, "\(page): \(lint)")
             let text = try runCommand(["groff", "-mdoc", "-Tutf8", "-P-cbou", path]).stdout
             #expect(text.contains("NAME") && text.contains(name) && text.contains("EXIT STATUS"), "\(page)")
+            // Dated by the build (the last commit's day), in mdoc's form.
+            let lines = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8).split(separator: "\n")
+            #expect(lines.contains { $0.wholeMatch(of: /\.Dd [A-Z][a-z]+ [1-9][0-9]?, [0-9]{4}/) != nil }, "\(page)")
+            // Section 1: both are a user's programs (chimed is a per-user daemon).
+            #expect(lines.contains(".Dt \(name.uppercased()) 1"), "\(page)")
         }
+        // chimed's page is written by hand, but not its date.
+        let source = try String(contentsOf: packageRoot.appendingPathComponent("packaging/man/chimed.1.in"), encoding: .utf8)
+        #expect(source.contains("\n.Dd @DATE@\n"))
 
         let bash = try runCommand(["bash", "-n", prefix.appendingPathComponent("share/bash-completion/completions/chime").path])
         #expect(bash.status == 0, "\(bash)")
@@ -146,14 +203,45 @@ struct InstallTests {
             try? FileManager.default.removeItem(at: parent)
         }
         chmod(parent.path, 0o555)
+        let tools = try RecordingTools()
+        defer { tools.remove() }
         // root writes anywhere: the install runs as an ordinary user then.
         let user = geteuid() == 0 ? "nobody" : nil
-        let install = try make(["install", "PREFIX=\(parent.path)/usr"], asUser: user)
+        let install = try make(["install", "PREFIX=\(parent.path)/usr"], asUser: user, tools: tools)
         #expect(install.status != 0, "\(install)")
         let sentences = install.stderr.split(separator: "\n").filter { !$0.hasPrefix("make: ***") }
         #expect(sentences.count == 1, "\(install)")
         #expect(sentences.first?.contains("cannot write to \(parent.path)") == true, "\(install)")
         #expect(sentences.first?.contains("sudo make install") == true, "\(install)")
         #expect(filesUnder(parent).isEmpty)
+        #expect(tools.recorded.isEmpty, "\(tools.recorded)")
+    }
+
+    /// `make install` never runs sudo (or apt) by itself: an ordinary user whose release
+    /// build is out of date and whose machine lacks its Debian packages is told what to
+    /// run, and one who owns the prefix gets the files.
+    @Test func installAsAnOrdinaryUserRunsNoSudo() throws {
+        let tools = try RecordingTools()
+        defer { tools.remove() }
+        let user = geteuid() == 0 ? "nobody" : nil
+
+        // -W: as if Package.swift had just changed (a pull), so the build must run again.
+        let stale = try make(["-W", "Package.swift", "install", "PREFIX=/usr/local"], asUser: user, build: true, tools: tools)
+        #expect(stale.status != 0, "\(stale)")
+        let sentences = stale.stderr.split(separator: "\n").filter { !$0.hasPrefix("make: ***") }
+        #expect(sentences.count == 1, "\(stale)")
+        #expect(sentences.first?.contains("apt-get install libdbus-1-dev") == true, "\(stale)")
+        #expect(tools.recorded.isEmpty, "run by make install: \(tools.recorded)")
+
+        let prefix = try temporaryDirectory("own-prefix")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        if let user {
+            let owner = try runCommand(["chown", user, prefix.path])
+            #expect(owner.status == 0, "\(owner)")
+        }
+        let install = try make(["install", "PREFIX=\(prefix.path)"], asUser: user, tools: tools)
+        #expect(install.status == 0, "\(install)")
+        #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("bin/chimed").path))
+        #expect(tools.recorded.isEmpty, "run by make install: \(tools.recorded)")
     }
 }

@@ -27,9 +27,11 @@ struct PackageTests {
         #expect(build.status == 0, "\(build)")
         let deb = try #require(build.stdout.split(separator: "\n").last.map(String.init), "\(build)")
         #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb), "\(build)")
-        // The README tells people which file to give dpkg.
+        // The README tells people which file to give dpkg, without a second copy of the version.
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("sudo dpkg -i .build/" + URL(fileURLWithPath: deb).lastPathComponent + "\n"))
+        #expect(readme.contains("sudo dpkg -i .build/chime_*.deb\n"))
+        #expect(fnmatch("chime_*.deb", URL(fileURLWithPath: deb).lastPathComponent, 0) == 0, "\(deb)")
+        #expect(URL(fileURLWithPath: deb).deletingLastPathComponent().lastPathComponent == ".build", "\(deb)")
 
         let depends = try runCommand(["dpkg-deb", "--field", deb, "Depends"]).stdout
         for library in ["libdbus-1-3", "libglib2.0-0", "libsqlite3-0", "libc6"] {
@@ -47,7 +49,12 @@ struct PackageTests {
             guard line.hasPrefix("-") else { return nil }
             return line.split(separator: " ").last.map { String($0.dropFirst()) }
         })
-        #expect(packaged == Set(expected).union(["/usr/share/doc/chime/README.md.gz"]))
+        #expect(packaged == Set(expected).union(["/usr/share/doc/chime/README.md.gz", "/usr/share/doc/chime/changelog.gz"]))
+        // The package's version is chimed's; its changelog is made for it, not kept by hand.
+        let version = try runCommand(["dpkg-deb", "--field", deb, "Version"]).stdout
+        let built = try runCommand([binDirectory.appendingPathComponent("chimed").path, "--version"]).stdout
+        #expect(built.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) == version.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(version) \(built)")
 
         let install = try runCommand(Self.asRoot + ["dpkg", "-i", deb])
         #expect(install.status == 0, "\(install)")
@@ -76,10 +83,12 @@ struct PackageTests {
         for path in expected where path != "/etc/xdg/autostart/chimed.desktop" {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) left after dpkg --remove")
         }
+        // The user unit is gone; whether it was enabled is kept (under /etc) until purge.
         #expect(!FileManager.default.fileExists(atPath: Self.unitLink))
         let purge = try runCommand(Self.asRoot + ["dpkg", "--purge", "chime"])
         #expect(purge.status == 0, "\(purge)")
         #expect(!FileManager.default.fileExists(atPath: "/etc/xdg/autostart/chimed.desktop"))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: Self.unitLink)) == nil, "\(Self.unitLink) left after purge")
         let status = try runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
         #expect(!status.stdout.contains("installed") || status.stdout.contains("not-installed"), "\(status)")
     }
