@@ -21,8 +21,10 @@ bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
 deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev)
 # desktop-file-utils and groff-base check the autostart entry and the man pages.
 # libcanberra0: chimed opens it when a server cannot play sounds (SoundTests).
+# locales and libglib2.0-data: a config test reads GLib's messages in German (the
+# de_DE.UTF-8 locale is generated below).
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
-           desktop-file-utils groff-base)
+           desktop-file-utils groff-base locales libglib2.0-data)
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
@@ -60,12 +62,17 @@ for pkg in "${wanted[@]}"; do
     fi
 done
 
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+# The locale the tests read GLib's German messages in, generated once.
+wants_locale=false
+[[ " ${wanted[*]} " == *" libglib2.0-data "* ]] && ! locale -a 2>/dev/null | grep -qix 'de_DE.utf-\?8' && wants_locale=true
+
+[[ ${#missing[@]} -eq 0 ]] && ! $wants_locale && exit 0
 
 if $check_only; then
     install="apt-get install ${missing[*]}"
+    [[ ${#missing[@]} -eq 0 ]] && install="localedef -i de_DE -f UTF-8 de_DE.UTF-8"
     [[ $(id -u) -eq 0 ]] || install="sudo $install"
-    echo "${0##*/}: missing Debian packages ${missing[*]}; install them with: $install" >&2
+    echo "${0##*/}: missing ${missing[*]:-the de_DE.UTF-8 locale}; install with: $install" >&2
     exit 1
 fi
 
@@ -74,18 +81,26 @@ if [[ $(id -u) -eq 0 ]]; then
 elif command -v sudo >/dev/null 2>&1; then
     as_root=(sudo)
 else
-    echo "${0##*/}: missing packages (${missing[*]}), and installing them needs root or sudo" >&2
+    echo "${0##*/}: missing ${missing[*]:-the de_DE.UTF-8 locale}, and installing needs root or sudo" >&2
     exit 1
 fi
 
-echo "Installing: ${missing[*]}"
-# apt's own output goes to a log so success stays quiet; a failure shows it.
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-if ! "${as_root[@]}" apt-get update >"$log" 2>&1 ||
-   ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
-       apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
-    cat "$log" >&2
-    echo "${0##*/}: installing ${missing[*]} failed" >&2
-    exit 1
+if ((${#missing[@]} > 0)); then
+    echo "Installing: ${missing[*]}"
+    # apt's own output goes to a log so success stays quiet; a failure shows it.
+    log=$(mktemp)
+    trap 'rm -f "$log"' EXIT
+    if ! "${as_root[@]}" apt-get update >"$log" 2>&1 ||
+       ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+        cat "$log" >&2
+        echo "${0##*/}: installing ${missing[*]} failed" >&2
+        exit 1
+    fi
+fi
+
+if [[ " ${wanted[*]} " == *" libglib2.0-data "* ]] && ! locale -a 2>/dev/null | grep -qix 'de_DE.utf-\?8'; then
+    echo "Generating the de_DE.UTF-8 locale"
+    "${as_root[@]}" localedef -i de_DE -f UTF-8 de_DE.UTF-8 ||
+        { echo "${0##*/}: localedef -i de_DE -f UTF-8 de_DE.UTF-8 failed" >&2; exit 1; }
 fi

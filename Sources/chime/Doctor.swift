@@ -54,8 +54,8 @@ extension Diagnosis {
         let width = (tables.flatMap { $0.1.map(\.0.count) }.max() ?? 0) + 2
         var sections = tables.map { Self.section($0.0, $0.1, width: width) }
         // Server names, versions and process names come from other programs: escaped.
-        if !warnings.isEmpty { sections.append("Warnings\n" + warnings.map { "  - " + Display.escaped($0) }.joined(separator: "\n")) }
-        if !problems.isEmpty { sections.append("Problems\n" + problems.map { "  - " + Display.escaped($0) }.joined(separator: "\n")) }
+        if !warnings.isEmpty { sections.append("Warnings\n" + warnings.map { "  - " + HumanText.escaped($0) }.joined(separator: "\n")) }
+        if !problems.isEmpty { sections.append("Problems\n" + problems.map { "  - " + HumanText.escaped($0) }.joined(separator: "\n")) }
         sections.append(verdict)
         return sections.joined(separator: "\n\n")
     }
@@ -72,7 +72,7 @@ extension Diagnosis {
 
     private static func section(_ title: String, _ rows: [(String, String)], width: Int) -> String {
         ([title] + rows.map { label, value in
-            "  " + label + ":" + String(repeating: " ", count: width - label.count - 1) + Display.escaped(value)
+            "  " + label + ":" + String(repeating: " ", count: width - label.count - 1) + HumanText.escaped(value)
         }).joined(separator: "\n")
     }
 
@@ -97,10 +97,10 @@ extension Diagnosis.Daemon {
             rows.append(("version", version + (interface.map { ", interface \($0)" } ?? "")))
         }
         if let store { rows.append(("store", store)) }
-        if let backup { rows.append(("backup", Display.spacedISOTime(backup))) }
+        if let backup { rows.append(("backup", HumanText.spacedISOTime(backup))) }
         if let recovery { rows.append(("recovered", recovery)) }
         if let scheduled {
-            let next = nextFire.map { ", next at " + Display.spacedISOTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
+            let next = nextFire.map { ", next at " + HumanText.spacedISOTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
             rows.append(("scheduled", "\(scheduled)\(next)"))
         }
         if let pending { rows.append(("pending", "\(pending) waiting for a notification server")) }
@@ -182,12 +182,12 @@ extension Diagnosis {
                 ("store", .string(daemon.store)),
                 ("scheduled", .integer(daemon.scheduled)),
                 ("pending", .integer(daemon.pending)),
-                ("nextFire", .string(daemon.nextFire.map(Display.isoTime))),
+                ("nextFire", .string(daemon.nextFire.map(HumanText.isoTime))),
                 ("timeZone", .string(daemon.timeZone)),
                 ("notificationServer", .string(daemon.notificationServer)),
                 ("capabilitiesKnown", .bool(daemon.capabilitiesKnown)),
                 ("localSound", .bool(daemon.localSound)),
-                ("backup", .string(daemon.backup.map(Display.isoTime))),
+                ("backup", .string(daemon.backup.map(HumanText.isoTime))),
                 ("recovery", .string(daemon.recovery)),
             ]) } ?? .null),
             ("notificationServer", server.map { server in .object([

@@ -16,7 +16,7 @@ enum ExitStatus {
 /// An error may quote what chimed or the bus was given: its control characters are
 /// escaped, so it stays one line and cannot drive the terminal.
 func writeError(_ line: String) {
-    var text = "chime: " + Display.escaped(line) + "\n"
+    var text = "chime: " + HumanText.escaped(line) + "\n"
     text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
-import Glibc
 
 /// `chime list`: what is scheduled, soonest first.
 struct List: ParsableCommand {
@@ -33,11 +32,11 @@ struct List: ParsableCommand {
             return
         }
         let rows = try client.list().map { entries -> [String] in
-            let fields = Display.fields(entries)
+            let fields = HumanText.fields(entries)
             return [
                 fields[.id]?.stringValue ?? "",
-                fields[.state]?.stringValue == "pending" ? "pending" : Display.localTime(fields[.nextFire]?.integerValue),
-                Display.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue),
+                fields[.state]?.stringValue == "pending" ? "pending" : HumanText.localTime(fields[.nextFire]?.integerValue),
+                HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue),
                 fields[.title]?.stringValue ?? "",
             ]
         }
@@ -45,105 +44,6 @@ struct List: ParsableCommand {
             print("Nothing scheduled.")
             return
         }
-        print(Display.table(header: ["ID", "NEXT", "REPEAT", "TITLE"], rows: rows))
-    }
-}
-
-/// Text for people, without Foundation (chime starts faster without it).
-enum Display {
-    /// The entries of a notification's `a{sv}` by key, their variants unwrapped; keys
-    /// this chime does not know are left out.
-    static func fields(_ entries: [(key: String, value: Value)]) -> [NotificationKey: Value] {
-        var fields: [NotificationKey: Value] = [:]
-        for (key, value) in entries { if let key = NotificationKey(rawValue: key), fields[key] == nil { fields[key] = value.unwrapped } }
-        return fields
-    }
-
-    // MARK: - Local time
-
-    /// The `strftime` format of local times: the locale's date and its time to the
-    /// minute, or "2026-12-24 18:00" in the C locale, whose own "12/24/26" helps nobody.
-    ///
-    /// Made once, on first use: only commands that print times pay for reading the locale.
-    static let timeFormat: String = {
-        guard let name = setlocale(LC_TIME, "").map({ String(cString: $0) }),
-              name != "C", name != "POSIX", !name.hasPrefix("C.") else { return "%Y-%m-%d %H:%M" }
-        let time = withoutSeconds(String(cString: nl_langinfo(nl_item(T_FMT))),
-                                  twelveHour: String(cString: nl_langinfo(nl_item(T_FMT_AMPM))))
-        return "%x " + (time.isEmpty ? "%H:%M" : time)
-    }()
-
-    /// A time format without its seconds: "%H:%M:%S" → "%H:%M", "%r" → "%I:%M %p",
-    /// "%H時%M分%S秒" → "%H時%M分". A reminder's seconds are noise in a table.
-    static func withoutSeconds(_ format: String, twelveHour: String) -> String {
-        let expanded = format.replacing("%T", with: "%H:%M:%S").replacing("%r", with: twelveHour)
-        let characters = Array(expanded)
-        var result = ""
-        var index = 0
-        while index < characters.count {
-            guard characters[index] == "%", index + 1 < characters.count else {
-                result.append(characters[index])
-                index += 1
-                continue
-            }
-            guard characters[index + 1] == "S" else {
-                result.append(characters[index])
-                result.append(characters[index + 1])
-                index += 2
-                continue
-            }
-            // The separator before the seconds and a unit word after them go with them.
-            if let last = result.last, last == ":" || last == "." { result.removeLast() }
-            index += 2
-            while index < characters.count, characters[index] != "%", characters[index] != " ", !characters[index].isASCII {
-                index += 1
-            }
-        }
-        return result
-    }
-
-    /// Unix seconds as a local time for people; "-" for none.
-    static func localTime(_ seconds: Int64?) -> String {
-        guard let seconds else { return "-" }
-        var time = time_t(seconds)
-        var parts = tm()
-        guard localtime_r(&time, &parts) != nil else { return "-" }
-        var buffer = [CChar](repeating: 0, count: 256)
-        let count = strftime(&buffer, buffer.count, timeFormat, &parts)
-        guard count > 0 else { return "-" }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    // MARK: - Tables
-
-    static func repetition(_ unit: String?, every: Int64?) -> String {
-        guard let unit else { return "-" }
-        let count = every ?? 1
-        return count == 1 ? "every \(unit)" : "every \(count) \(unit)s"
-    }
-
-    /// Left-aligned columns, two spaces apart; control characters in cells escaped.
-    static func table(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows.map { $0.map { escaped($0) } }
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
-    }
-
-    /// A value as a person reads it.
-    static func text(_ value: Value) -> String {
-        switch value.unwrapped {
-        case .string(let s): return s
-        case .bool(let b): return b ? "true" : "false"
-        case .double(let d): return String(d)
-        case .array(_, let elements): return elements.map(text).joined(separator: ", ")
-        case .structure(let fields): return fields.map(text).joined(separator: "=")
-        case .dictionary(_, _, let entries):
-            return entries.map { text($0.key) + "=" + text($0.value) }.joined(separator: ", ")
-        case let other: return other.integerValue.map(String.init) ?? "\(other)"
-        }
+        print(HumanText.table(header: ["ID", "NEXT", "REPEAT", "TITLE"], rows: rows))
     }
 }

@@ -57,16 +57,16 @@ struct Log: ParsableCommand {
         }
         let rows = events.map { event -> [String] in
             let action = event.action ?? event.copy.map { "as " + $0 } ?? "-"
-            return [Display.localTime(event.timestamp), event.event, event.id.isEmpty ? "-" : event.id,
+            return [HumanText.localTime(event.timestamp), event.event, event.id.isEmpty ? "-" : event.id,
                     action, event.title + (event.detail.isEmpty ? "" : " (" + event.detail + ")")]
         }
-        print(Display.table(header: ["TIME", "EVENT", "ID", "ACTION", "TITLE"], rows: rows))
+        print(HumanText.table(header: ["TIME", "EVENT", "ID", "ACTION", "TITLE"], rows: rows))
     }
 
     /// One event as JSON: every key present, null where it does not apply.
     static func object(_ event: HistoryEvent) -> JSONText {
         let fields: [(HistoryKey, JSONText)] = [
-            (.time, .string(event.timestamp.map(Display.isoTime))),
+            (.time, .string(event.timestamp.map(HumanText.isoTime))),
             (.timestamp, .integer(event.timestamp)),
             (.id, .string(event.id)),
             (.event, .string(event.event)),

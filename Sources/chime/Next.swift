@@ -33,10 +33,10 @@ struct Next: ParsableCommand {
         let times = try SchedulerClient.connectOrFail().nextFireTimestamps(
             when: time.joined(separator: " "), options: rule.options, count: count)
         if json {
-            print(JSONText.array(times.map { .object([("time", .string(Display.isoTime($0))), ("timestamp", .integer($0))]) })
+            print(JSONText.array(times.map { .object([("time", .string(HumanText.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())
         } else {
-            for time in times { print(Display.localTime(time)) }
+            for time in times { print(HumanText.localTime(time)) }
         }
     }
 }

@@ -70,7 +70,7 @@ struct NotifyRequest: Equatable {
                 subscriptions.append(client.subscribe(Scheduler1.actionInvoked) { message in
                     guard message.sender == daemon, let args = try? message.arguments(), args.count >= 2,
                           args[0].stringValue == id, let key = args[1].stringValue else { return }
-                    if json { pressed = key } else { print(Display.escaped(key)) }
+                    if json { pressed = key } else { print(HumanText.escaped(key)) }
                     outcome = .success
                 })
                 subscriptions.append(client.subscribe(Scheduler1.closed) { message in
@@ -94,7 +94,7 @@ struct NotifyRequest: Equatable {
             throw client.failure(error, calling: Scheduler1.presentNowSimple)
         }
         if json, !wait { printJSON(id: id, action: nil) }
-        if printID, !json, let id { print(Display.escaped(id)) }
+        if printID, !json, let id { print(HumanText.escaped(id)) }
         guard wait else { return }
 
         flushStandardOutput()

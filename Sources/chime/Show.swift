@@ -33,15 +33,15 @@ struct Show: ParsableCommand {
         }
         // nextFire already says it as a local time.
         let entries = try client.get(id).filter { $0.key != NotificationKey.nextFireLocal.rawValue }
-        let labels = entries.map { Display.escaped($0.key) }
+        let labels = entries.map { HumanText.escaped($0.key) }
         let width = labels.map(\.count).max() ?? 0
         // A multi-line value (a body) goes on under its first line, in the value column;
         // other control characters are escaped, so a title cannot drive the terminal.
         let continuation = "\n" + String(repeating: " ", count: width + 2)
         for ((key, value), label) in zip(entries, labels) {
             let isTime = NotificationKey(rawValue: key).map(Self.timeKeys.contains) ?? false
-            let text = isTime ? Display.localTime(value.unwrapped.integerValue) : Display.text(value)
-            let shown = Display.escaped(text, keepingNewlines: true).split(separator: "\n", omittingEmptySubsequences: false)
+            let text = isTime ? HumanText.localTime(value.unwrapped.integerValue) : HumanText.text(value)
+            let shown = HumanText.escaped(text, keepingNewlines: true).split(separator: "\n", omittingEmptySubsequences: false)
                 .joined(separator: continuation)
             // An empty value (no userInfo, say) leaves no trailing blank.
             print(shown.isEmpty ? label + ":" : label + ":" + String(repeating: " ", count: width - label.count + 1) + shown)

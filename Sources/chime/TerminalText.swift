@@ -1,4 +1,4 @@
-extension Display {
+extension HumanText {
     /// `text` made safe to print to a terminal: every control character (C0, DEL and C1)
     /// is shown as `\t`, `\n`, `\r` or `\xHH` (as Python's repr writes them), so a title
     /// cannot move the cursor, recolour the screen or retitle the window with escape

@@ -2,7 +2,7 @@ import Glibc
 
 /// Instants, which chimed passes as Unix seconds, written as ISO 8601 in this process's
 /// time zone: the one `TZ` or `/etc/localtime` names, as chimed's own.
-extension Display {
+extension HumanText {
     /// `2026-12-24T18:00:00+01:00`, as the `--json` outputs write times.
     static func isoTime(_ seconds: Int64) -> String {
         localParts(seconds).map { isoText($0) } ?? String(seconds)

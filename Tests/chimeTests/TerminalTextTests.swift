@@ -16,15 +16,15 @@ struct TerminalTextTests {
         ("C:\\path", "C:\\path"),
     ])
     func controlCharactersAreEscaped(text: String, expected: String) {
-        #expect(Display.escaped(text) == expected)
+        #expect(HumanText.escaped(text) == expected)
     }
 
     @Test func newlinesCanStay() {
-        #expect(Display.escaped("one\ntwo\u{1B}[2J", keepingNewlines: true) == "one\ntwo\\x1b[2J")
+        #expect(HumanText.escaped("one\ntwo\u{1B}[2J", keepingNewlines: true) == "one\ntwo\\x1b[2J")
     }
 
     @Test func tableCellsAreEscapedAndStillAligned() {
-        let table = Display.table(header: ["ID", "TITLE"], rows: [["a\u{1B}", "x\ny"], ["bb", "z"]])
+        let table = HumanText.table(header: ["ID", "TITLE"], rows: [["a\u{1B}", "x\ny"], ["bb", "z"]])
         #expect(table == "ID     TITLE\na\\x1b  x\\ny\nbb     z")
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import chime
 
 /// Text for people, made without Foundation: time formats and ISO times.
-struct DisplayTests {
+struct HumanTextTests {
     @Test(arguments: [
         ("%H:%M:%S", "%H:%M"),
         ("%T", "%H:%M"),
@@ -15,7 +15,7 @@ struct DisplayTests {
         ("100%% %S", "100%% "),
     ])
     func timeFormatsLoseTheirSeconds(format: String, expected: String) {
-        #expect(Display.withoutSeconds(format, twelveHour: "%I:%M:%S %p") == expected)
+        #expect(HumanText.withoutSeconds(format, twelveHour: "%I:%M:%S %p") == expected)
     }
 
     @Test(arguments: [
@@ -30,7 +30,7 @@ struct DisplayTests {
         var parts = tm()
         gmtime_r(&time, &parts)
         parts.tm_gmtoff = offset
-        #expect(Display.isoText(parts) == iso)
-        #expect(Display.isoText(parts, separator: " ", offsetSeparator: " ") == spaced)
+        #expect(HumanText.isoText(parts) == iso)
+        #expect(HumanText.isoText(parts, separator: " ", offsetSeparator: " ") == spaced)
     }
 }
