@@ -1,6 +1,7 @@
 #include "CDesktopLibs.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,19 @@ typedef struct {
 } chime_gerror;
 
 static char load_error[512];
+
+// chime and chimed load on one thread; the tests call from several at once, and a load
+// seen half done would look like a missing library.
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// Runs `load` under the lock: the libraries are opened and their symbols looked up once.
+static int locked(int (*load)(void))
+{
+    pthread_mutex_lock(&load_lock);
+    int loaded = load();
+    pthread_mutex_unlock(&load_lock);
+    return loaded;
+}
 
 const char *chime_desktop_libs_error(void)
 {
@@ -73,7 +87,7 @@ static struct {
     void (*error_free)(chime_gerror *);
 } g;
 
-static int load_gio(void)
+static int load_gio_unlocked(void)
 {
     if (g.unref != NULL) return 1;
     // dlsym on the handle also searches GIO's own dependencies: GObject and GLib.
@@ -88,6 +102,8 @@ static int load_gio(void)
     return load_library("libgio-2.0.so.0", &gio, &gio_tried, symbols, sizeof symbols / sizeof *symbols,
                         "libgio-2.0.so.0 lacks GDesktopAppInfo");
 }
+
+static int load_gio(void) { return locked(load_gio_unlocked); }
 
 void *chime_app_info_new(const char *desktop_id)
 {
@@ -143,7 +159,7 @@ static struct {
     void (*unref)(chime_node_info *);
 } gi;
 
-static int load_introspection(void)
+static int load_introspection_unlocked(void)
 {
     if (gi.unref != NULL) return 1;
     void *handle = open_library("libgio-2.0.so.0", &gio, &gio_tried);
@@ -158,6 +174,8 @@ static int load_introspection(void)
     *(void **)&gi.unref = unref;
     return 1;
 }
+
+static int load_introspection(void) { return locked(load_introspection_unlocked); }
 
 chime_node_info *chime_node_info_new(const char *xml)
 {
@@ -189,7 +207,7 @@ static struct {
     const char *(*strerror)(int);
 } ca;
 
-static int load_canberra(void)
+static int load_canberra_unlocked(void)
 {
     if (ca.strerror != NULL) return 1;
     const symbol symbols[] = {
@@ -205,6 +223,8 @@ static int load_canberra(void)
     return load_library("libcanberra.so.0", &canberra, &canberra_tried, symbols, sizeof symbols / sizeof *symbols,
                         "libcanberra.so.0 lacks the functions Chime uses");
 }
+
+static int load_canberra(void) { return locked(load_canberra_unlocked); }
 
 // A property list of `count` key/value pairs, or NULL.
 static void *properties(const char *const *pairs, int count)
