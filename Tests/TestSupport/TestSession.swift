@@ -13,6 +13,14 @@ public final class TestSession {
     public let address: String
     private let bus: Spawned
     public private(set) var mock: Spawned?
+    /// The private system bus, when the test asked for one.
+    public let systemBus: SystemBus?
+    /// What `DBUS_SYSTEM_BUS_ADDRESS` is for every process of the session: the private
+    /// system bus, or a socket that does not exist, so the machine's own GeoClue,
+    /// NetworkManager or logind never take part in a test.
+    public let systemAddress: String
+    /// What the test added to the environment of every process of the session.
+    public let extraEnvironment: [String: String]
 
     /// The system time zone chimed sees (through `TZ`).
     public let timeZone: String
@@ -21,13 +29,24 @@ public final class TestSession {
     /// daemon with those capabilities. Services the bus starts (chimed) inherit its
     /// environment: this session's own data directory and `timeZone`.
     /// `serviceDirectory`, when given, replaces the test's own: an installed tree's
-    /// `share/dbus-1/services`, say.
+    /// `share/dbus-1/services`, say. With `systemBus`, a private system bus is started
+    /// first (``SystemBus``: fakes of desktop services go there). `extraEnvironment` is
+    /// added to what the bus, chimed and every command of the session get (`LANGUAGE`, say).
     public init(capabilities: String? = "body actions sound", timeZone: String = "Europe/Berlin",
-                serviceDirectory: URL? = nil) throws {
+                serviceDirectory: URL? = nil, systemBus: Bool = false, extraEnvironment: [String: String] = [:]) throws {
         self.timeZone = timeZone
+        self.extraEnvironment = extraEnvironment
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
         let services = serviceDirectory ?? directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if systemBus {
+            let system = try SystemBus(directory: directory.appendingPathComponent("system"))
+            self.systemBus = system
+            systemAddress = system.address
+        } else {
+            self.systemBus = nil
+            systemAddress = "unix:path=" + directory.appendingPathComponent("no-system-bus").path
+        }
         if serviceDirectory == nil {
             try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
             let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
@@ -47,6 +66,8 @@ public final class TestSession {
         busEnvironment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         busEnvironment["TZ"] = timeZone
         busEnvironment["CHIME_LOG_LEVEL"] = "debug"
+        busEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = systemAddress
+        busEnvironment.merge(extraEnvironment) { _, extra in extra }
         bus = try Spawned(["dbus-daemon", "--config-file=\(config.path)", "--nofork", "--print-address=1"],
                           environment: busEnvironment)
         guard bus.stdout.wait(timeout: 30, until: { $0.contains("\n") }) else {
@@ -60,6 +81,7 @@ public final class TestSession {
         mock?.stop()
         // chimed exits by itself when its bus goes away.
         bus.stop()
+        systemBus?.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -91,6 +113,8 @@ public final class TestSession {
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         env["TZ"] = timeZone
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = systemAddress
+        env.merge(extraEnvironment) { _, extra in extra }
         return env
     }
 
