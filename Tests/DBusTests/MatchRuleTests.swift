@@ -7,7 +7,7 @@ import TestSupport
 
 /// A signal sent straight to a connection (with a destination) reaches it whatever its
 /// match rules say; the rule's sender is checked again on arrival.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct MatchRuleTests {
     static let bus = BusName(rawValue: "org.freedesktop.DBus")!
     static let busPath = ObjectPath(rawValue: "/org/freedesktop/DBus")!

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Buttons with handlers: the built-in reminder category's Complete and Remind.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ActionTests {
     func listed(_ session: TestSession) throws -> [[String: Any]] {
         let json = try session.run(["chime", "list", "--json"]).stdout
@@ -75,7 +75,7 @@ struct ActionTests {
 }
 
 /// App icon badges, announced to docks.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct BadgeTests {
     @Test func badgeIsSetReadAndAnnounced() throws {
         let session = try TestSession()

@@ -5,7 +5,7 @@ import TestSupport
 /// The session bus dies under chimed: it must leave promptly with status 69 (the user
 /// unit restarts it on that), let go of its store first, and the next chimed, on a new
 /// bus with the same data directory, must have every schedule that was acknowledged.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct BusFaultTests {
     /// Generous: the suite shares a slow machine. Measured, chimed leaves in tens of
     /// milliseconds (see the soak below).

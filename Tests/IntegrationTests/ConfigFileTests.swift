@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The user's config file, read by the real chimed: categories, snooze durations, commands.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConfigFileTests {
     func writeConfig(_ session: TestSession, _ text: String) throws {
         let directory = session.directory.appendingPathComponent("config/chime")

@@ -5,7 +5,7 @@ import TestSupport
 
 /// chimed killed with SIGKILL at any moment while clients schedule and cancel: whatever
 /// it acknowledged is there afterwards, and whatever it acknowledged cancelling is gone.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DaemonKillTests {
     /// A client that schedules and cancels in a loop, writing `add ID` after each
     /// acknowledged schedule, `try ID` before each cancel and `cancel ID` after each

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// chimed's life cycle, run by hand instead of through activation.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DaemonTests {
     @Test func sigtermIsACleanExit() throws {
         let session = try TestSession()

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `chime doctor` on private buses set up to be healthy, degraded or broken.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DoctorTests {
     /// The keys `chime doctor --json` documents, in order.
     static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "notificationServer", "badges"]

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// A real notification server: dunst on a private X server (Xvfb), clicked with xdotool.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DunstEndToEndTests {
     @Test func clickOnAFiredReminderInvokesDefault() throws {
         let session = try TestSession(capabilities: nil)

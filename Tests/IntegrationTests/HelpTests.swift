@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Every command's --help shows how to use it.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct HelpTests {
     /// Runs the built chime without a bus: help needs none.
     func chime(_ arguments: String...) throws -> ProcessResult {

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Files that could stall or swamp chimed: a config or a sound that is a FIFO or huge.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct HostileFileTests {
     @Test func aFIFOAsConfigIsRefusedAndChimedStillAnswers() throws {
         let session = try TestSession()
@@ -51,7 +51,7 @@ struct HostileFileTests {
 }
 
 /// Requests that are malformed or huge, from real clients on the bus.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct HostileRequestTests {
     static let chime = BusName(rawValue: "io.github.chime.Chime")!
     static let path = ObjectPath(rawValue: "/io/github/chime/Chime")!
@@ -177,7 +177,7 @@ struct HostileRequestTests {
 
 /// Signals sent straight to a connection reach it whatever its match rules say: any
 /// client can send one, pretending to be the bus or chimed.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ForgedSignalTests {
     /// A NameOwnerChanged saying the notification server left, sent by a client straight
     /// to chimed: taken for the bus's, it stopped all delivery.
@@ -222,7 +222,7 @@ struct ForgedSignalTests {
 }
 
 /// A title is anybody's text: human output must not let it drive the terminal.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TerminalEscapeTests {
     /// Clears the screen, retitles the window and turns the text red.
     static let title = "\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}[31mRed"

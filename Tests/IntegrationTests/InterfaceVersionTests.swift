@@ -4,7 +4,7 @@ import TestSupport
 
 /// A chimed of another interface version still running after an upgrade: python-dbusmock
 /// stands in for it under chimed's bus name.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct InterfaceVersionTests {
     /// Starts a mock that owns io.github.chime.Chime and serves `interface` (no methods yet).
     func oldDaemon(_ session: TestSession, interface: String) throws -> Spawned {

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `--json` on every command that prints data: valid JSON with the keys its help names.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct JSONOutputTests {
     /// Runs chime and parses what it printed.
     func json(_ session: TestSession, _ arguments: String...) throws -> Any {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// chimed's log lines: journal priorities when its standard error is the journal's
 /// stream (`JOURNAL_STREAM` names it), swift-log's timestamped lines anywhere else.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct JournalTests {
     /// Starts chimed with a watchdog whose socket does not exist: it logs that the
     /// watchdog is on (info) and that systemd cannot be reached (warning), then SIGTERM.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Times for people follow the locale's LC_TIME; the C locale reads like ISO 8601.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct LocalTimeTests {
     /// Glibc's locale sources and compiler: with them a test can make a locale of its
     /// own instead of depending on which ones the machine has installed.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `chime log`: the history chimed keeps, through the real daemon and notification server.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct LogTests {
     /// `chime log --json` with `arguments`, parsed.
     func events(_ session: TestSession, _ arguments: String...) throws -> [[String: Any]] {

@@ -4,7 +4,7 @@ import Testing
 
 /// `chime notify` run as a user would, against a private bus, the built chimed (started
 /// by bus activation) and python-dbusmock's notification server.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct NotifyCommandTests {
     @Test func notificationReachesServerWithTypedHintsAndActions() throws {
         let session = try TestSession()

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The default action opens the notification's app, as iOS launches an app with the
 /// notification in its launch options.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct OpenAppTests {
     @Test func dbusActivatableAppReceivesActivateActionWithTheUserInfo() throws {
         let session = try TestSession()

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Every command in README.md's `sh` blocks runs, on a private bus with a notification
 /// server, and succeeds. `make` lines are what CI itself runs, so they are skipped here.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReadmeTests {
     static func commands() throws -> [String] {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)

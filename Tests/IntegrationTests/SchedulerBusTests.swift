@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// chimed's bus API called with gdbus and dbus-send, as programs and scripts would.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SchedulerBusTests {
     static let target = ["--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime"]
 

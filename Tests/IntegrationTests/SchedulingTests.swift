@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Scheduling through the real chimed, with the real clock and short delays.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SchedulingTests {
     /// The `lateBy` of a Fired signal line, in seconds.
     func lateBy(_ line: String) -> Double? {
@@ -243,7 +243,7 @@ extension Date {
 }
 
 /// Behaviour across restarts that needs chimed started by hand.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct RestartTests {
     @Test func manyMissedArriveAsOneSummary() throws {
         let session = try TestSession()

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Chime and the notification server's comings and goings.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServerLifecycleTests {
     @Test func expiringNotificationIsClosedByChime() throws {
         let session = try TestSession()
@@ -39,7 +39,7 @@ struct ServerLifecycleTests {
 }
 
 /// What a server without buttons, or one that comes and goes, does to reminders.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServerCapabilityTests {
     @Test func withoutTheActionsCapabilityButtonsWorkThroughChimeAct() throws {
         let session = try TestSession(capabilities: "body")

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Sounds: hints for servers that play them, libcanberra for those that cannot.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SoundTests {
     /// Waits for chimed's log to mention `text`; the log is the only record of a local play.
     func waitForLog(_ session: TestSession, containing text: String) throws {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// What chimed starts for a button: the umask chimed was started with (not its own 077),
 /// and, under a systemd user manager, a scope of its own instead of chimed's cgroup.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StartedProcessTests {
     /// A config with one category, `record`, whose button `record` runs `command` in sh.
     func writeConfig(_ session: TestSession, command: String) throws {

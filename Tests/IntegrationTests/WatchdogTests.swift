@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// systemd's watchdog: chimed pings `NOTIFY_SOCKET` only when the unit asked for it.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct WatchdogTests {
     func startDaemon(_ session: TestSession, _ environment: [String: String]) throws -> Spawned {
         try Spawned([binDirectory.appendingPathComponent("chimed").path], environment: session.environment.merging(environment) { $1 })
