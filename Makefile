@@ -32,7 +32,12 @@ SERVICE_DIR := $(CURDIR)/.build/chime-services
 SERVICE_FILE := $(SERVICE_DIR)/io.github.chime.Chime.service
 SERVICE_TEMPLATE := dbus/io.github.chime.Chime.service.in
 
-.PHONY: all deps build release services generated api-xml install uninstall deb test demo bench soak screenshot clean
+# The compiled translations: the release build's are installed, the debug build's let
+# the built binaries speak them (scripts/locale.sh).
+LINGUAS := $(patsubst po/%.po,%,$(wildcard po/*.po))
+RELEASE_CATALOGUES := $(LINGUAS:%=$(RELEASE_DIR)/locale/%/LC_MESSAGES/chime.mo)
+
+.PHONY: all deps build release services generated api-xml pot locale install uninstall deb test demo bench soak screenshot clean
 
 all: build
 
@@ -41,12 +46,12 @@ deps:
 
 build: deps
 	$(SWIFT) build $(SWIFTFLAGS)
-	$(MAKE) --no-print-directory services CONFIG=debug
+	$(MAKE) --no-print-directory services locale CONFIG=debug
 
 # Everything `make install` installs, so that a `sudo make install` after it builds nothing.
 release:
 	scripts/deps.sh build
-	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED)
+	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED) $(RELEASE_CATALOGUES)
 	$(MAKE) --no-print-directory services CONFIG=release
 
 $(RELEASE_BINS) &: $(SOURCES)
@@ -55,6 +60,20 @@ $(RELEASE_BINS) &: $(SOURCES)
 	@touch $(RELEASE_BINS)
 
 generated: $(GENERATED)
+
+# After the binaries: .build/release is the link swift build makes, not a folder of ours.
+$(RELEASE_CATALOGUES): $(RELEASE_DIR)/locale/%/LC_MESSAGES/chime.mo: po/%.po | $(RELEASE_BINS)
+	scripts/locale.sh $(RELEASE_DIR)
+
+# The debug build's catalogues (make build and make test make them).
+locale:
+	scripts/locale.sh "$$($(SWIFT) build --show-bin-path)"
+
+# The template of Chime's messages, committed; a test checks it is up to date. Then
+# `msgmerge --update po/LANG.po po/chime.pot` brings a translation up to date.
+pot:
+	scripts/pot.sh >po/chime.pot.tmp
+	mv po/chime.pot.tmp po/chime.pot
 
 $(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
 	$(SWIFT) build --product generate-manual
@@ -89,7 +108,7 @@ api-xml:
 
 # NO_BUILD=1 installs what is already built without asking make to check it (the
 # tests do, while the build folder is in use).
-BUILT = $(if $(NO_BUILD),,$(RELEASE_BINS) $(GENERATED))
+BUILT = $(if $(NO_BUILD),,$(RELEASE_BINS) $(GENERATED) $(RELEASE_CATALOGUES))
 
 install: $(BUILT)
 	@$(INSTALL_ENV) scripts/install.sh install
@@ -116,8 +135,9 @@ services:
 # what they install first keeps the compiler out of the test run.
 test:
 	scripts/deps.sh test
-	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED)
+	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED) $(RELEASE_CATALOGUES)
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	$(MAKE) --no-print-directory locale
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --skip-build
 
 demo:

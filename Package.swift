@@ -36,6 +36,9 @@ let package = Package(
         // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
+        // gettext (part of glibc) for Chime's own words and apps' texts; without Foundation.
+        .target(name: "CGettext"),
+        .target(name: "Localization", dependencies: ["CGettext"]),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
         // Without Foundation: chime's start-up does not pay for it.
@@ -47,6 +50,7 @@ let package = Package(
         .target(
             name: "ChimeCore",
             dependencies: [
+                "Localization",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -54,7 +58,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CGLib", "CDesktopLibs", "JSON",
+                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CGLib", "CDesktopLibs", "JSON", "Localization",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -66,7 +70,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),
@@ -75,6 +79,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "TestSupport"]),
         .testTarget(name: "ChimeAPITests", dependencies: ["ChimeAPI", "DBus"]),
         // GRDB: the store tests make an older store by hand to migrate.
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore", .product(name: "GRDB", package: "GRDB.swift")]),

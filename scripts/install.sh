@@ -7,7 +7,7 @@
 # Environment (the Makefile sets these):
 #   PREFIX      where to install (default /usr/local)
 #   DESTDIR     staging root prepended to every path (packaging, tests)
-#   BIN_DIR     the release build's chime and chimed
+#   BIN_DIR     the release build's chime and chimed, and its locale/ (scripts/locale.sh)
 #   GEN_DIR     generated man pages and completions
 set -euo pipefail
 
@@ -70,6 +70,12 @@ manifest() {
 0644 $GEN_DIR/completions/_chime $zsh_dir/_chime
 0644 $GEN_DIR/completions/chime.fish $PREFIX/share/fish/vendor_completions.d/chime.fish
 EOF
+    # Chime's translations, one per po/LANG.po, compiled by make release.
+    local po lang
+    for po in "$root"/po/*.po; do
+        lang=$(basename "$po" .po)
+        echo "0644 $BIN_DIR/locale/$lang/LC_MESSAGES/chime.mo $PREFIX/share/locale/$lang/LC_MESSAGES/chime.mo"
+    done
 }
 
 # The deepest existing folder on the way to $1.

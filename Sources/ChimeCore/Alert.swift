@@ -19,7 +19,8 @@ public struct Alert: Equatable, Sendable, Codable {
     public var category: String?
     /// The buttons, in order.
     public var actions: [Action] = []
-    /// The label of the `default` action (`alertAction`); nil sends none (`hasAction = false`).
+    /// The label of the `default` action (`alertAction`); `""` sends none (`hasAction =
+    /// false`), and nil leaves it to Chime: "View" for a notification that opens an app.
     public var defaultAction: String?
     /// Milliseconds until the server should close it; nil leaves it to the server.
     public var expires: Int32?
@@ -29,6 +30,9 @@ public struct Alert: Equatable, Sendable, Codable {
     public var hints: [Hint] = []
     /// Data for the app, handed back with every action (`userInfo`).
     public var userInfo: [String: UserInfoValue] = [:]
+    /// The app's gettext domain: title, body and labels are its msgids, translated when
+    /// shown (NSLocalizedString's keys); nil shows them as they are.
+    public var textDomain: String?
 
     /// An alert with a title and every other field at its default.
     public init(title: String) {
@@ -37,7 +41,7 @@ public struct Alert: Equatable, Sendable, Codable {
 
     /// The server's action list: `default` first when there is one, then the buttons.
     public var allActions: [Action] {
-        (defaultAction.map { [Action(key: Action.defaultKey, label: $0)] } ?? []) + actions
+        (defaultAction.flatMap { $0.isEmpty ? nil : [Action(key: Action.defaultKey, label: $0)] } ?? []) + actions
     }
 
     /// Checks what every alert must satisfy, naming the field at fault.

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 
 /// What pressing a button does, beyond announcing it on the bus.
 public enum ActionHandler: Equatable, Sendable {
@@ -16,15 +17,18 @@ public enum ActionHandler: Equatable, Sendable {
 public struct ActionDefinition: Equatable, Sendable {
     /// The key reported back when it is pressed.
     public var key: String
-    /// The label shown on it.
+    /// The label shown on it: a built-in's is Chime's msgid, translated when shown.
     public var label: String
+    /// The label in other languages, by locale (`Label[de]=` in the config: `de`).
+    public var translations: [String: String]
     /// What pressing it does.
     public var handler: ActionHandler
 
-    /// A button with its key, label and handler.
-    public init(key: String, label: String, handler: ActionHandler) {
+    /// A button with its key, label (and its translations) and handler.
+    public init(key: String, label: String, translations: [String: String] = [:], handler: ActionHandler) {
         self.key = key
         self.label = label
+        self.translations = translations
         self.handler = handler
     }
 }
@@ -45,8 +49,8 @@ public struct Category: Equatable, Sendable {
 
     /// `reminder`: Complete, or Remind in 30 minutes.
     public static let reminder = Category(name: "reminder", actions: [
-        ActionDefinition(key: "complete", label: "Complete", handler: .complete),
-        ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(30 * 60)),
+        ActionDefinition(key: "complete", label: localizable("Complete"), handler: .complete),
+        ActionDefinition(key: "remind", label: localizable("Remind in 30 minutes"), handler: .snooze(30 * 60)),
     ])
 
     /// The categories every installation has.

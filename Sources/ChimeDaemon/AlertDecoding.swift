@@ -154,7 +154,7 @@ enum AlertDecoding {
 
 /// The alert being assembled, with the fields both forms set from a plain string.
 struct AlertFields {
-    static let stringKeys = ["title", "body", "appName", "desktopEntry", "image", "sound", "category", "defaultAction"]
+    static let stringKeys = ["title", "body", "appName", "desktopEntry", "image", "sound", "category", "defaultAction", "textDomain"]
     static let allKeys = stringKeys + ["urgency", "expires", "badge", "actions", "hints", "userInfo"]
 
     var alert = Alert(title: "")
@@ -176,7 +176,8 @@ struct AlertFields {
         case "sound": alert.sound = try Sound(parsing: text)
         case "category": alert.category = text
         // An empty label is UILocalNotification's hasAction = NO.
-        case "defaultAction": alert.defaultAction = text.isEmpty ? nil : text
+        case "defaultAction": alert.defaultAction = text
+        case "textDomain": alert.textDomain = try TextDomainField.parse(text)
         default:
             throw FieldError(key, "is not a notification field; known fields are \(Self.allKeys.joined(separator: ", ")).")
         }

@@ -37,8 +37,10 @@ import Foundation
 ///   - neither: pressing the button is only announced (the `ActionInvoked` signal on the
 ///     bus), for the app that is listening.
 ///
-/// Lines starting with `#` are comments. `complete`, `remind` and `default` (a click on
-/// the notification itself) cannot be redefined. Any other group or key is an error,
+/// `Label[LANG]=` gives a label in another language (`Label[de]=`), picked when shown.
+/// Lines starting with `#` are comments. `default` (a click on the notification itself)
+/// cannot be defined; `[Action complete]` and `[Action remind]` may only relabel the
+/// built-in buttons (`Label=`, `Label[LANG]=`). Any other group or key is an error,
 /// so a misspelt one is reported instead of ignored.
 struct Config: Equatable, Sendable {
     var categories: [String: Category]

@@ -4,7 +4,7 @@ import Foundation
 /// Turns the groups of a parsed key file into categories, or the first error by line:
 /// the meaning of the config, where ``KeyFile`` is its syntax.
 struct ConfigReader {
-    private let file: KeyFile
+    let file: KeyFile
     private let lines: KeyFileLines
     private let path: String
     private var errors: [ConfigError] = []
@@ -32,7 +32,7 @@ struct ConfigReader {
                 categoryGroups.append((group, name))
             case .action(let key)?:
                 definedActions.insert(key)
-                if let definition = action(key, group: group) { actions[key] = definition }
+                if let definition = action(key, group: group).flatMap({ translated($0, group: group) }) { actions[key] = definition }
             case nil:
                 break
             }
@@ -43,6 +43,7 @@ struct ConfigReader {
                 config.categories[name] = category
             }
         }
+        config.relabelBuiltIns(with: actions)
         if let first = errors.min(by: { ($0.line ?? 0) < ($1.line ?? 0) }) { return .failure(first) }
         return .success(config)
     }
@@ -62,15 +63,12 @@ struct ConfigReader {
     }
 
     private mutating func action(_ key: String, group: String) -> ActionDefinition? {
-        guard checkKeys(group, allowed: ["Label", "Snooze", "Exec", "Timeout"]) else { return nil }
+        guard checkKeys(group, allowed: Set(["Label", "Snooze", "Exec", "Timeout"] + localeKeys(group, of: "Label"))) else { return nil }
         if key == "default" {
             fail(group, nil, "'default' is a click on the notification itself, not a button: choose another key.")
             return nil
         }
-        if Config.builtInActions[key] != nil {
-            fail(group, nil, "'\(key)' is a built-in action and cannot be redefined: choose another key.")
-            return nil
-        }
+        if let builtIn = Config.builtInActions[key] { return relabelled(builtIn, group: group) }
         guard let label = string(group, "Label") else { return nil }
         guard let label else {
             fail(group, nil, "Label is missing: every button needs the text it shows.")
@@ -143,7 +141,7 @@ struct ConfigReader {
     // MARK: Values
 
     /// False (and an error) when `group` has a key outside `allowed`.
-    private mutating func checkKeys(_ group: String, allowed: Set<String>) -> Bool {
+    mutating func checkKeys(_ group: String, allowed: Set<String>) -> Bool {
         for key in file.keys(group) where !allowed.contains(key) {
             let known = allowed.sorted().joined(separator: ", ")
             fail(group, key, "[\(group)] has no key '\(key)': its keys are \(known).")
@@ -153,7 +151,7 @@ struct ConfigReader {
     }
 
     /// `.some(nil)` when the key is absent; nil (and an error) when GLib refuses the value.
-    private mutating func string(_ group: String, _ key: String) -> String?? {
+    mutating func string(_ group: String, _ key: String) -> String?? {
         switch file.string(group, key) {
         case .success(let value): return .some(value)
         case .failure(let message):
@@ -181,7 +179,7 @@ struct ConfigReader {
     }
 
     /// Records an error in `group`, at `key`'s line, or at the group's header without one.
-    private mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
+    mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
         let line = key.flatMap { lines.line(of: $0, in: group) } ?? lines.line(of: group)
         let prefix = sentence.hasPrefix("[\(group)]") ? "" : "[\(group)] "
         errors.append(ConfigError(path: path, line: line, message: prefix + sentence))

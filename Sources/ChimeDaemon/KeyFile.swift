@@ -22,7 +22,9 @@ final class KeyFile {
         var error: UnsafeMutablePointer<GError>?
         let loaded = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: gchar.self) { text in
-                g_key_file_load_from_data(raw, text.baseAddress, gsize(text.count), G_KEY_FILE_NONE, &error)
+                // Every `Label[LANG]=` is kept, not only the current locale's: the label is
+                // picked when shown.
+                g_key_file_load_from_data(raw, text.baseAddress, gsize(text.count), G_KEY_FILE_KEEP_TRANSLATIONS, &error)
             }
         }
         if loaded != 0 { return nil }

@@ -38,6 +38,7 @@ enum NotificationEncoding {
         if let image = alert.image { entries.append((.image, .string(image))) }
         if let category = alert.category { entries.append((.category, .string(category))) }
         if let label = alert.defaultAction { entries.append((.defaultAction, .string(label))) }
+        if let domain = alert.textDomain { entries.append((.textDomain, .string(domain))) }
         if let expires = alert.expires { entries.append((.expires, .int32(expires))) }
         switch alert.sound {
         case .serverDefault: break

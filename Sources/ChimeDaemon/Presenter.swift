@@ -3,6 +3,7 @@ import ChimeCore
 import DBus
 import DequeModule
 import Foundation
+import Localization
 import Logging
 
 /// The one owner of delivery: every notification from the moment it is due until it
@@ -58,6 +59,8 @@ final class Presenter {
 
     /// Named sets of buttons: the built-in ones and the user's config.
     var categories = Category.builtIn
+    /// What notifications say, in chimed's language.
+    lazy var texts = ShownTexts(logger: logger)
     /// Plays sounds the server cannot: set when libcanberra is there.
     var sounds: SoundPlayer?
     /// A button (or the notification itself) was pressed, for the first time on that popup.
@@ -167,14 +170,16 @@ final class Presenter {
     /// How many are due and waiting.
     var waitingCount: Int { deliveries.values.count { $0.isWaiting } }
 
-    /// The alert with its category's buttons; an unknown category still shows, without them.
+    /// The alert as shown: in chimed's language, with its category's buttons; an unknown
+    /// category still shows, without them.
     func expand(_ alert: Alert) -> Alert {
+        let alert = texts.translate(alert)
         guard let name = alert.category else { return alert }
         guard let category = categories[name] else {
             logger.debug("Category '\(name)' has no actions here; passed to the server as a hint only.")
             return alert
         }
-        return alert.withActions(of: category)
+        return alert.withActions(of: texts.labelled(category))
     }
 
     // MARK: - Sending
@@ -210,7 +215,7 @@ final class Presenter {
         var alert = expand(delivery.stored.alert)
         let lateBy = time.now.timeIntervalSince(delivery.stored.due)
         if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
-            let note = "Due \(LateText.describe(lateBy)) ago."
+            let note = localized("Due %1$s ago.", LateText.spoken(lateBy))
             alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note
             alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))
         }

@@ -2,6 +2,7 @@ import ChimeCore
 import EventLoop
 import Foundation
 import HeapModule
+import Localization
 import Logging
 
 /// Decides what is due, on time and without polling, and hands it to the ``Presenter``.
@@ -240,9 +241,11 @@ final class Scheduler {
     /// summary instead of a storm.
     private func presentLate(_ late: [(ScheduledNotification, due: Date, TimeInterval)], at instant: Date) {
         if late.count > Self.coalescingThreshold {
-            var summary = Alert(title: "\(late.count) reminders while you were away")
+            var summary = Alert(title: pluralized("%1$d reminder while you were away", "%1$d reminders while you were away",
+                                                  count: late.count, late.count))
+            let more = late.count - 8
             summary.body = late.prefix(8).map { "• " + $0.0.alert.title }.joined(separator: "\n")
-                + (late.count > 8 ? "\n…and \(late.count - 8) more" : "")
+                + (more > 0 ? "\n" + pluralized("…and %1$d more", "…and %1$d more", count: more, more) : "")
             summary.sound = late.map(\.0.alert.sound).first { $0 != .serverDefault } ?? .serverDefault
             presenter.deliver(id: "summary-" + NotificationID.random(), kind: .notice, alert: summary, due: instant)
             return

@@ -72,6 +72,10 @@ struct Add: ParsableCommand {
     @Option(name: .customLong("late-limit"), help: "Drop it instead if it would fire later than this, such as 10m.")
     var lateLimit: String?
 
+    @Option(name: .customLong("text-domain"),
+            help: ArgumentHelp("The app's gettext domain: TITLE, BODY and labels are its msgids, translated when shown.", valueName: "DOMAIN"))
+    var textDomain: String?
+
     @Flag(help: "Print JSON, {\"id\": ID}, instead of the bare id.")
     var json = false
 
@@ -99,6 +103,7 @@ struct Add: ParsableCommand {
         if let category { options.append(("category", category)) }
         if let urgency { options.append(("urgency", urgency)) }
         if let lateLimit { options.append(("lateLimit", lateLimit)) }
+        if let textDomain { options.append(("textDomain", textDomain)) }
         for (index, action) in actions.enumerated() {
             let parts = action.split(separator: "=", maxSplits: 1)
             options.append(parts.count == 2 ? ("action." + parts[0], String(parts[1])) : ("action.\(index)", action))

@@ -1,6 +1,7 @@
 import ChimeAPI
 import ChimeDaemon
 import Glibc
+import Localization
 import Logging
 
 let usage = """
@@ -31,6 +32,9 @@ case nil:
 
 DaemonLog.bootstrap()
 let logger = Logger(label: "chimed")
+// Once, before anything is shown: chimed's language is the environment's at its start.
+let catalogue = Localization.start()
+logger.debug("Chime's own words: \(catalogue).")
 
 // Without a bus there is nothing to serve: 69 (EX_UNAVAILABLE), which the unit restarts
 // on, unlike a usage error.

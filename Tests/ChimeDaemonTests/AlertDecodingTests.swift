@@ -30,7 +30,9 @@ struct AlertDecodingTests {
         #expect(alert.actions.map(\.key) == ["done", "later"])
         #expect(alert.hints == [.custom(name: "x", .int32(5))])
         #expect(alert.userInfo == ["task": .string("42")])
-        #expect(alert.defaultAction == nil)
+        // "" is hasAction = NO: kept, so Chime adds no "View" of its own.
+        #expect(alert.defaultAction == "")
+        #expect(alert.allActions.map(\.key) == ["done", "later"])
     }
 
     @Test(arguments: [

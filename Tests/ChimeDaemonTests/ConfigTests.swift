@@ -297,8 +297,8 @@ struct ConfigTests {
     }
 
     @Test func builtInAndDefaultKeysCannotBeRedefined() throws {
-        let builtIn = try error("[Action complete]\nLabel=Done\n")
-        #expect(builtIn.line == 1)
+        let builtIn = try error("[Action complete]\nLabel=Done\nSnooze=5m\n")
+        #expect(builtIn.line == 3)
         #expect(builtIn.message.contains("built-in"))
         let listed = try error("[Category todo]\nActions=default;\n")
         #expect(listed.line == 2)

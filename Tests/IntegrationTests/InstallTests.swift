@@ -93,6 +93,7 @@ struct InstallTests {
         #expect(expected.contains("/usr/local/bin/chimed"))
         #expect(expected.contains("/usr/local/share/man/man1/chimed.1"))
         #expect(expected.contains("/etc/xdg/autostart/chimed.desktop"))
+        #expect(expected.contains("/usr/local/share/locale/de/LC_MESSAGES/chime.mo"))
         #expect(filesUnder(root) == expected.union(["/usr/local/share/man/man1/other.1"]))
 
         // The files name where chimed will be, not where it was staged.

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 
 
 /// What was found and done when the store was damaged, for the log, `chime doctor` and
@@ -20,30 +21,41 @@ public struct StoreRecovery: Equatable, Codable, Sendable {
     /// indexes but could not read).
     public var fromBackup: Int
 
-    /// "Chime recovered 255 of 300 reminders": the notification's title.
+    /// "Chime recovered 255 of 300 reminders": the notification's title, in the session's language.
     public var title: String {
-        if recovered == 0, expected == nil, backup == nil { return "Chime could not recover its reminders" }
-        if let expected, recovered >= expected, backup == nil { return "Chime repaired its store; no reminder was lost" }
-        let count = expected.map { "\(recovered) of \($0)" } ?? "\(recovered)"
-        let noun = (expected ?? recovered) == 1 ? "reminder" : "reminders"
-        return backup == nil ? "Chime recovered \(count) \(noun)" : "Chime recovered \(count) \(noun) from its backup"
+        if recovered == 0, expected == nil, backup == nil { return localized("Chime could not recover its reminders") }
+        if let expected, recovered >= expected, backup == nil { return localized("Chime repaired its store; no reminder was lost") }
+        switch (expected, backup) {
+        case (let expected?, nil):
+            return pluralized("Chime recovered %1$d of %2$d reminder", "Chime recovered %1$d of %2$d reminders", count: expected,
+                              recovered, expected)
+        case (let expected?, _?):
+            return pluralized("Chime recovered %1$d of %2$d reminder from its backup",
+                              "Chime recovered %1$d of %2$d reminders from its backup", count: expected, recovered, expected)
+        case (nil, nil):
+            return pluralized("Chime recovered %1$d reminder", "Chime recovered %1$d reminders", count: recovered, recovered)
+        case (nil, _?):
+            return pluralized("Chime recovered %1$d reminder from its backup", "Chime recovered %1$d reminders from its backup",
+                              count: recovered, recovered)
+        }
     }
 
     /// What happened and where the damaged file is, in two or three sentences.
     public var body: String {
         var sentences: [String]
         if let backup {
-            sentences = ["Its store was damaged beyond reading, so it was recovered from the backup of \(Self.dayText(backup)); "
-                + "changes made since then are lost."]
+            sentences = [localized("Its store was damaged beyond reading, so it was recovered from the backup of %1$s; changes made since then are lost.",
+                                   Self.dayText(backup))]
         } else if let expected, recovered >= expected {
-            sentences = ["Its store was damaged; every reminder was read back."]
+            sentences = [localized("Its store was damaged; every reminder was read back.")]
         } else if recovered == 0, expected == nil {
-            sentences = ["Its store was damaged beyond reading and there was no backup to fall back on; it starts anew."]
+            sentences = [localized("Its store was damaged beyond reading and there was no backup to fall back on; it starts anew.")]
         } else {
-            sentences = ["Its store was damaged; what could be read was kept."]
+            sentences = [localized("Its store was damaged; what could be read was kept.")]
         }
-        if fromBackup > 0 { sentences.append("\(fromBackup) of them came from the backup.") }
-        sentences.append("The damaged file is kept as \(keptAs).")
+        if fromBackup > 0 { sentences.append(pluralized("%1$d of them came from the backup.", "%1$d of them came from the backup.",
+                                                        count: fromBackup, fromBackup)) }
+        sentences.append(localized("The damaged file is kept as %1$s.", keptAs))
         return sentences.joined(separator: " ")
     }
 

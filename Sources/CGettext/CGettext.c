@@ -1,0 +1,3 @@
+#include "CGettext.h"
+
+const int cgettext_LC_MESSAGES = LC_MESSAGES;

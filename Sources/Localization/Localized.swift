@@ -1,0 +1,54 @@
+import CGettext
+import Glibc
+
+/// Chime's gettext domain: its own words, in `share/locale/LANG/LC_MESSAGES/chime.mo`.
+public let chimeDomain = "chime"
+
+/// Chime's word `msgid` in the session's language, its `%1$s`, `%2$d`… filled with `arguments`.
+///
+/// A literal, so that `make pot` finds every msgid (xgettext reads the first argument of
+/// `localized`); Swift's interpolation cannot be a msgid, so a message with values is a
+/// format string with positional arguments a translation may reorder.
+public func localized(_ msgid: StaticString, _ arguments: any CustomStringConvertible...) -> String {
+    let translated = "\(msgid)".withCString { String(cString: dgettext(chimeDomain, $0)) }
+    return FormatString.fill(translated, arguments.map(\.description))
+}
+
+/// Chime's words for `count` things: `singular` or `plural` as the language's plural rule
+/// picks (ngettext), filled like ``localized(_:_:)``.
+public func pluralized(_ singular: StaticString, _ plural: StaticString, count: Int,
+                       _ arguments: any CustomStringConvertible...) -> String {
+    let translated = "\(singular)".withCString { one in
+        "\(plural)".withCString { many in
+            String(cString: dngettext(chimeDomain, one, many, UInt(clamping: count)))
+        }
+    }
+    return FormatString.fill(translated, arguments.map(\.description))
+}
+
+/// The process's language and where its catalogues are: set once at start.
+public enum Localization {
+    /// Takes the session's language for messages from the environment (`LC_ALL`,
+    /// `LC_MESSAGES`, `LANG`, then `LANGUAGE` for the list) and binds Chime's domain.
+    ///
+    /// Only `LC_MESSAGES` is set: numbers, dates and character classes stay in the C
+    /// locale, which the rest of Chime (and GLib's key-file parser) is written for. The
+    /// texts come in UTF-8 whatever `LC_CTYPE` says (`bind_textdomain_codeset`), since
+    /// D-Bus and Swift strings both want it. Returns where Chime's catalogue was found.
+    @discardableResult
+    public static func start() -> CatalogueSearch.Result {
+        setlocale(cgettext_LC_MESSAGES, "")
+        return CatalogueSearch().bind(chimeDomain)
+    }
+
+    /// The languages messages are looked up in, most wanted first; empty in the C locale.
+    public static var languages: [String] {
+        LanguageList.current()
+    }
+}
+
+/// Marks `msgid` for the template without translating it (gettext_noop): for words kept
+/// in English and translated when shown, such as the built-in buttons' labels.
+public func localizable(_ msgid: StaticString) -> String {
+    "\(msgid)"
+}
