@@ -4,7 +4,7 @@ import Foundation
 /// Turns the groups of a parsed key file into categories, or the first error by line:
 /// the meaning of the config, where ``KeyFile`` is its syntax.
 struct ConfigReader {
-    private let file: KeyFile
+    let file: KeyFile
     private let lines: KeyFileLines
     private let path: String
     private var errors: [ConfigError] = []
@@ -30,19 +30,24 @@ struct ConfigReader {
             switch classify(group) {
             case .category(let name)?:
                 categoryGroups.append((group, name))
+            case .action(let key)? where Config.builtInActions[key] != nil:
+                definedActions.insert(key)
+                if let definition = builtInWithOptions(key, group: group) { actions[key] = definition }
             case .action(let key)?:
                 definedActions.insert(key)
-                if let definition = action(key, group: group) { actions[key] = definition }
+                if let definition = action(key, group: group).flatMap({ withOptions($0, group: group) }) { actions[key] = definition }
             case nil:
                 break
             }
         }
         var config = Config()
         for (group, name) in categoryGroups {
-            if let category = category(name, group: group, actions: actions, defined: definedActions) {
+            if let category = category(name, group: group, actions: actions, defined: definedActions)
+                .flatMap({ withMinimalActions($0, group: group, actions: actions) }) {
                 config.categories[name] = category
             }
         }
+        applyBuiltInOptions(to: &config, from: actions, redefined: categoryGroups.contains { $0.name == Category.reminder.name })
         if let first = errors.min(by: { ($0.line ?? 0) < ($1.line ?? 0) }) { return .failure(first) }
         return .success(config)
     }
@@ -62,7 +67,7 @@ struct ConfigReader {
     }
 
     private mutating func action(_ key: String, group: String) -> ActionDefinition? {
-        guard checkKeys(group, allowed: ["Label", "Snooze", "Exec", "Timeout"]) else { return nil }
+        guard checkKeys(group, allowed: Self.optionKeys.union(["Label", "Snooze", "Exec", "Timeout"])) else { return nil }
         if key == "default" {
             fail(group, nil, "'default' is a click on the notification itself, not a button: choose another key.")
             return nil
@@ -112,7 +117,7 @@ struct ConfigReader {
     private mutating func category(
         _ name: String, group: String, actions: [String: ActionDefinition], defined: Set<String>
     ) -> Category? {
-        guard checkKeys(group, allowed: ["Actions"]) else { return nil }
+        guard checkKeys(group, allowed: ["Actions", "MinimalActions"]) else { return nil }
         guard let listed = stringList(group, "Actions") else { return nil }
         var definitions: [ActionDefinition] = []
         var broken = false
@@ -153,7 +158,7 @@ struct ConfigReader {
     }
 
     /// `.some(nil)` when the key is absent; nil (and an error) when GLib refuses the value.
-    private mutating func string(_ group: String, _ key: String) -> String?? {
+    mutating func string(_ group: String, _ key: String) -> String?? {
         switch file.string(group, key) {
         case .success(let value): return .some(value)
         case .failure(let message):
@@ -162,7 +167,7 @@ struct ConfigReader {
         }
     }
 
-    private mutating func stringList(_ group: String, _ key: String) -> [String]?? {
+    mutating func stringList(_ group: String, _ key: String) -> [String]?? {
         switch file.stringList(group, key) {
         case .success(let value): return .some(value)
         case .failure(let message):
@@ -181,7 +186,7 @@ struct ConfigReader {
     }
 
     /// Records an error in `group`, at `key`'s line, or at the group's header without one.
-    private mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
+    mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
         let line = key.flatMap { lines.line(of: $0, in: group) } ?? lines.line(of: group)
         let prefix = sentence.hasPrefix("[\(group)]") ? "" : "[\(group)] "
         errors.append(ConfigError(path: path, line: line, message: prefix + sentence))
