@@ -207,7 +207,7 @@ final class Presenter {
     }
 
     private func send(_ delivery: Delivery) {
-        var alert = expand(delivery.stored.alert)
+        var alert = shownOnServer(delivery.stored.alert)
         let lateBy = time.now.timeIntervalSince(delivery.stored.due)
         if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
             let note = "Due \(LateText.describe(lateBy)) ago."

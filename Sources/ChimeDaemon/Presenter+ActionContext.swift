@@ -1,0 +1,17 @@
+import ChimeCore
+
+extension Presenter {
+    /// The alert as the server is to show it: the buttons of its context, destructive last.
+    ///
+    /// No server is known to mark a destructive button: GNOME Shell, KDE Plasma, dunst,
+    /// mako and xfce4-notifyd draw every action alike (the spec defines no hint for it), and
+    /// a server that shows fewer buttons than it is sent drops the last ones (GNOME Shell
+    /// keeps three), so a destructive one going last is what can be done.
+    func shownOnServer(_ alert: Alert) -> Alert {
+        let context = ActionContext(for: alert)
+        guard let name = alert.category, let category = categories[name] else {
+            return expand(alert).shown(in: context, category: nil)
+        }
+        return alert.shown(in: context, category: category)
+    }
+}
