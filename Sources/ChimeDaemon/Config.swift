@@ -37,8 +37,17 @@ import Foundation
 ///   - neither: pressing the button is only announced (the `ActionInvoked` signal on the
 ///     bus), for the app that is listening.
 ///
-/// Lines starting with `#` are comments. `complete`, `remind` and `default` (a click on
-/// the notification itself) cannot be redefined. Any other group or key is an error,
+///   Its options (UIMutableUserNotificationAction's): `ActivationMode=background|foreground`
+///   (foreground opens the notification's app first), `AuthenticationRequired=true|false`
+///   (the press waits for an unlocked session), `Destructive=true|false` (shown last).
+/// - `MinimalActions=` in `[Category NAME]`: at most two keys, each in `Actions=` or a
+///   built-in, shown where room is short (a transient notification); without it the
+///   first two buttons are.
+///
+/// Lines starting with `#` are comments. `complete` and `remind` keep their labels and
+/// handlers: their `[Action complete]` group may give the option keys only, which then
+/// hold wherever they are listed. `default` (a click on the notification itself) cannot
+/// be defined. Any other group or key is an error,
 /// so a misspelt one is reported instead of ignored.
 struct Config: Equatable, Sendable {
     var categories: [String: Category]

@@ -6,7 +6,8 @@ extension Presenter {
     /// No server is known to mark a destructive button: GNOME Shell, KDE Plasma, dunst,
     /// mako and xfce4-notifyd draw every action alike (the spec defines no hint for it), and
     /// a server that shows fewer buttons than it is sent drops the last ones (GNOME Shell
-    /// keeps three), so a destructive one going last is what can be done.
+    /// keeps three: `MAX_NOTIFICATION_BUTTONS` in its messageTray.js), so a destructive one
+    /// going last is what can be done.
     func shownOnServer(_ alert: Alert) -> Alert {
         let context = ActionContext(for: alert)
         guard let name = alert.category, let category = categories[name] else {

@@ -35,38 +35,9 @@ struct ActionActivationTests {
         let session = try TestSession()
         let marker = session.directory.appendingPathComponent("ran")
         try ActionOptionsTests.writeConfig(session, config(marker: marker, options: "ActivationMode=foreground"))
-        let applications = session.directory.appendingPathComponent("data/applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try """
-            [Desktop Entry]
-            Type=Application
-            Name=Fake
-            Exec=/bin/false
-            DBusActivatable=true
-            Actions=notification;
-
-            [Desktop Action notification]
-            Name=Show notification
-            Exec=/bin/false
-            """.write(to: applications.appendingPathComponent("org.example.Fake.desktop"), atomically: true, encoding: .utf8)
-        let loop = EventLoop()
-        let app = try Connection.bus(address: session.address)
-        app.attach(to: loop)
-        var received: [Value]?
+        let app = try FakeApp(session: session)
         var handlerRanFirst = false
-        let registration = try app.export([Interface(
-            try InterfaceName("org.freedesktop.Application"),
-            methods: [
-                Method(try MemberName("ActivateAction"),
-                       inputs: [Argument("action_name", "s"), Argument("parameter", "av"), Argument("platform_data", "a{sv}")]) { call in
-                    received = call.arguments
-                    handlerRanFirst = FileManager.default.fileExists(atPath: marker.path)
-                    return []
-                },
-                Method(try MemberName("Activate"), inputs: [Argument("platform_data", "a{sv}")]) { _ in [] },
-            ]
-        )], at: try ObjectPath("/org/example/Fake"))
-        #expect(try app.requestName(try BusName("org.example.Fake")) == .owned)
+        app.onActivateAction = { handlerRanFirst = FileManager.default.fileExists(atPath: marker.path) }
 
         let sent = try ActionOptionsTests.present(session, "{'title': <'Invoice'>, 'category': <'todo'>, "
             + "'desktopEntry': <'org.example.Fake'>, 'userInfo': <{'invoice': <int64 42>}>}")
@@ -74,21 +45,16 @@ struct ActionActivationTests {
         _ = try session.waitForNotifyCalls(1)
         try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'log'>]")
 
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while received == nil && Date() < deadline { try loop.runOnce(timeoutMilliseconds: 500) }
-        let arguments = try #require(received, "no ActivateAction; chimed log: \(session.daemonLog)")
+        let arguments = try #require(try app.waitForActivateAction(), "no ActivateAction; chimed log: \(session.daemonLog)")
         #expect(!handlerRanFirst, "the handler ran before the app was opened")
         #expect(arguments[0] == .string("notification"))
-        let parameter = try #require(arguments[1].arrayElements?.first?.unwrapped.stringKeyedEntries)
-        let fields = Dictionary(parameter.map { ($0.key, $0.value.unwrapped) }, uniquingKeysWith: { a, _ in a })
+        let fields = FakeApp.parameterFields(arguments)
         #expect(fields["id"] == .string(id))
         #expect(fields["action"] == .string("log"))
         #expect(fields["userInfo"]?.stringKeyedEntries?.first?.key == "invoice")
         let platform = try #require(arguments[2].stringKeyedEntries)
         #expect(platform.contains { $0.key == "chime-action" && $0.value.unwrapped == .string("log") })
-        app.flush()
         try waitForFile(marker)
-        withExtendedLifetime(registration) {}
     }
 
     @Test func aForegroundButtonWithoutAnAppRunsItsHandler() throws {
