@@ -3,6 +3,7 @@
 public enum NotificationKey: String, CaseIterable, Sendable {
     case title, body, urgency, appName, desktopEntry, image, sound, category, defaultAction, expires, badge, actions, hints
     case userInfo, textDomain
+    case actionOptions
     case when, `repeat`, every, zone, floating, calendar, lateLimit
     case id, state, nextFire, nextFireLocal, lastFired, fireCount, created, origin, completed
     case lateBy
@@ -22,7 +23,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
     public var part: Part {
         switch self {
         case .title, .body, .urgency, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .expires, .badge,
-             .actions, .hints, .userInfo, .textDomain: .alert
+             .actions, .hints, .userInfo, .textDomain, .actionOptions: .alert
         case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit: .schedule
         case .id, .state, .nextFire, .nextFireLocal, .lastFired, .fireCount, .created, .origin, .completed: .state
         case .lateBy: .fired
@@ -51,6 +52,9 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .userInfo: "a{sv}: string, integer, double or boolean values, handed back with every action"
         case .textDomain: "s: the app's gettext domain; title, body and labels are its msgids, translated in the session's "
             + "language when shown (%% for a literal %)"
+        case .actionOptions: "a{sa{sv}}: options of buttons given in actions, by key: activationMode s (background, or "
+            + "foreground: open the desktopEntry's app first), authenticationRequired b (run only in an unlocked session), "
+            + "destructive b (shown last); a category's buttons take theirs from the config"
         case .when: "s, required: 15:00, \"tomorrow 9:00\", \"mon 8:30\", \"2026-12-24 18:00\", \"in 20m\", or ISO 8601: with an "
             + "offset it is an instant, with [Zone/Name] a wall-clock time in that zone, without either a floating wall-clock "
             + "time that follows the system zone"

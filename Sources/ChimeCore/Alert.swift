@@ -104,12 +104,18 @@ public struct Action: Equatable, Sendable, Codable {
     public var key: String
     /// The label shown on it.
     public var label: String
+    /// How it behaves when pressed; nil for the defaults (rows stored before options existed have none).
+    public var options: ActionOptions?
 
-    /// A button with its key and label.
-    public init(key: String, label: String) {
+    /// A button with its key and label; default options are kept as nil.
+    public init(key: String, label: String, options: ActionOptions? = nil) {
         self.key = key
         self.label = label
+        self.options = options?.isDefault == true ? nil : options
     }
+
+    /// Its options, the defaults when it has none.
+    public var resolvedOptions: ActionOptions { options ?? ActionOptions() }
 }
 
 /// What to play when the notification shows.

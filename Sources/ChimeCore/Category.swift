@@ -23,13 +23,17 @@ public struct ActionDefinition: Equatable, Sendable {
     public var translations: [String: String]
     /// What pressing it does.
     public var handler: ActionHandler
+    /// How it behaves when pressed: foreground, authentication, destructive.
+    public var options: ActionOptions
 
-    /// A button with its key, label (and its translations) and handler.
-    public init(key: String, label: String, translations: [String: String] = [:], handler: ActionHandler) {
+    /// A button with its key, label (and its translations), handler and options.
+    public init(key: String, label: String, translations: [String: String] = [:], handler: ActionHandler,
+                options: ActionOptions = ActionOptions()) {
         self.key = key
         self.label = label
         self.translations = translations
         self.handler = handler
+        self.options = options
     }
 }
 
@@ -38,13 +42,22 @@ public struct ActionDefinition: Equatable, Sendable {
 public struct Category: Equatable, Sendable {
     /// The name notifications give in `category`.
     public var name: String
-    /// Its buttons, in order.
+    /// Its buttons, in order: the default context (`Actions=`).
     public var actions: [ActionDefinition]
+    /// The buttons where little room is known to exist (`MinimalActions=`, at most two);
+    /// nil: the first two of the default context, as iOS does.
+    public var minimalActions: [ActionDefinition]?
 
-    /// A category named `name` offering `actions`.
-    public init(name: String, actions: [ActionDefinition]) {
+    /// A category named `name` offering `actions`, and `minimalActions` where room is short.
+    public init(name: String, actions: [ActionDefinition], minimalActions: [ActionDefinition]? = nil) {
         self.name = name
         self.actions = actions
+        self.minimalActions = minimalActions
+    }
+
+    /// Every button it defines: the default context's, then those only the minimal context lists.
+    public var allDefinitions: [ActionDefinition] {
+        actions + (minimalActions ?? []).filter { minimal in !actions.contains { $0.key == minimal.key } }
     }
 
     /// `reminder`: Complete, or Remind in 30 minutes.
@@ -58,12 +71,13 @@ public struct Category: Equatable, Sendable {
 }
 
 extension Alert {
-    /// The buttons as shown: its own, then its category's (a key it already has wins).
+    /// Every button it can be pressed with: its own, then its category's (a key it already
+    /// has wins), with their options. Which of them a server is shown depends on the context.
     public func withActions(of category: Category?) -> Alert {
         guard let category else { return self }
         var alert = self
-        for definition in category.actions where !alert.allActions.contains(where: { $0.key == definition.key }) {
-            alert.actions.append(Action(key: definition.key, label: definition.label))
+        for definition in category.allDefinitions where !alert.allActions.contains(where: { $0.key == definition.key }) {
+            alert.actions.append(Action(key: definition.key, label: definition.label, options: definition.options))
         }
         return alert
     }

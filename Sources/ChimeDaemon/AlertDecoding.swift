@@ -22,6 +22,8 @@ enum AlertDecoding {
                 switch key {
                 case "actions":
                     fields.actions = try actions(from: value)
+                case ActionOptionsDecoding.key:
+                    fields.actionOptions = try ActionOptionsDecoding.typed(value)
                 case "hints":
                     guard let hints = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
                     try RequestLimits.Counted.hints.check(hints.count)
@@ -76,6 +78,8 @@ enum AlertDecoding {
                 if let name = key.suffix(afterPrefix: "action.") {
                     fields.actions.append(Action(key: name, label: text))
                     try RequestLimits.Counted.actions.check(fields.actions.count)
+                } else if let name = key.suffix(afterPrefix: ActionOptionsDecoding.stringPrefix) {
+                    fields.actionOptions[name] = try ActionOptionsDecoding.words(text, action: name)
                 } else if let name = key.suffix(afterPrefix: "hint.") {
                     fields.hints.append(try Hint.parse(name: name, typedValue: text))
                     try RequestLimits.Counted.hints.check(fields.hints.count)
@@ -155,10 +159,11 @@ enum AlertDecoding {
 /// The alert being assembled, with the fields both forms set from a plain string.
 struct AlertFields {
     static let stringKeys = ["title", "body", "appName", "desktopEntry", "image", "sound", "category", "defaultAction", "textDomain"]
-    static let allKeys = stringKeys + ["urgency", "expires", "badge", "actions", "hints", "userInfo"]
+    static let allKeys = stringKeys + ["urgency", "expires", "badge", "actions", ActionOptionsDecoding.key, "hints", "userInfo"]
 
     var alert = Alert(title: "")
     var actions: [Action] = []
+    var actionOptions: [String: ActionOptions] = [:]
     var hints: [Hint] = []
     var userInfo: [String: UserInfoValue] = [:]
 
@@ -188,7 +193,12 @@ struct AlertFields {
         result.actions = actions
         result.hints = hints
         result.userInfo = userInfo
-        do { try result.validate() } catch { throw .invalidArgs(error.description) }
+        do {
+            try ActionOptionsDecoding.apply(actionOptions, to: &result.actions)
+            try result.validate()
+        } catch {
+            throw .invalidArgs(error.description)
+        }
         return result
     }
 }

@@ -19,6 +19,11 @@ import Logging
 ///   `ActivateAction("notification", [<{"id": <s>, "userInfo": <a{sv}>}>], platform_data)`;
 ///   otherwise `Activate(platform_data)`. `platform_data` holds `chime-notification-id`.
 ///   The bus starts the app if it is not running.
+///   A button with `activationMode` foreground opens the app the same way, with its key
+///   added as `"action": <s>` to the parameter and as `chime-action` to `platform_data`.
+///   One desktop action, not one per button: the spec's action names are the entry's
+///   own `[Desktop Action …]` groups, which an app cannot list for every button a
+///   config may give it, and `default` (a click) stays the absent key, as before.
 /// - Any other entry is launched with its `Exec=` line (GIO handles field codes and
 ///   `Terminal=`), with no files or URIs.
 ///
@@ -46,12 +51,15 @@ final class AppLauncher {
         self.placement = placement
     }
 
-    /// Opens the app of `desktopEntry` (with or without `.desktop`) for notification `id`.
-    func open(desktopEntry: String, id: String, userInfo: [String: UserInfoValue]) {
+    /// Opens the app of `desktopEntry` (with or without `.desktop`) for notification `id`,
+    /// for the button `action` (nil: the notification itself); `then` runs once the app
+    /// took it, failed to, or cannot be opened.
+    func open(desktopEntry: String, id: String, userInfo: [String: UserInfoValue], action: String? = nil,
+              then done: @escaping () -> Void = {}) {
         let name = desktopEntry.hasSuffix(".desktop") ? String(desktopEntry.dropLast(".desktop".count)) : desktopEntry
         guard !name.isEmpty, !name.contains("/"), !name.utf8.contains(0) else {
             logger.error("Notification \(id): '\(desktopEntry)' is not a desktop entry id; no app opened.")
-            return
+            return done()
         }
         guard let info = chime_app_info_new(name + ".desktop") else {
             if let reason = chime_desktop_libs_error() {
@@ -59,14 +67,16 @@ final class AppLauncher {
             } else {
                 logger.error("Notification \(id): no desktop entry \(name).desktop in the applications directories; no app opened.")
             }
-            return
+            return done()
         }
         defer { chime_app_info_free(info) }
 
         if chime_app_info_get_boolean(info, "DBusActivatable") != 0 {
-            activate(name, id: id, userInfo: userInfo, listsNotificationAction: Self.actions(of: info).contains(Self.notificationAction))
+            activate(name, id: id, userInfo: userInfo, action: action,
+                     listsNotificationAction: Self.actions(of: info).contains(Self.notificationAction), then: done)
         } else {
             launch(info, name: name, id: id)
+            done()
         }
     }
 
@@ -77,15 +87,18 @@ final class AppLauncher {
 
     // MARK: - D-Bus activation
 
-    private func activate(_ name: String, id: String, userInfo: [String: UserInfoValue], listsNotificationAction: Bool) {
+    private func activate(_ name: String, id: String, userInfo: [String: UserInfoValue], action: String?,
+                          listsNotificationAction: Bool, then done: @escaping () -> Void) {
         let message: Message
         do {
             let busName = try BusName(name)
             let path = try ObjectPath(Self.objectPath(forBusName: name))
             let interface = try InterfaceName(Self.applicationInterface)
-            let platformData = Value.variantDictionary([("chime-notification-id", .string(id))])
+            let platformData = Value.variantDictionary([("chime-notification-id", .string(id))]
+                + (action.map { [("chime-action", .string($0))] } ?? []))
             if listsNotificationAction {
-                let parameter = Value.variantDictionary([("id", .string(id)), ("userInfo", NotificationEncoding.userInfo(userInfo))])
+                let parameter = Value.variantDictionary([("id", .string(id)), ("userInfo", NotificationEncoding.userInfo(userInfo))]
+                    + (action.map { [("action", .string($0))] } ?? []))
                 message = try .methodCall(
                     destination: busName, path: path, interface: interface, member: try MemberName("ActivateAction"),
                     arguments: [.string(Self.notificationAction), .array(element: "v", [.variant(parameter)]), platformData]
@@ -96,7 +109,7 @@ final class AppLauncher {
             }
         } catch {
             logger.error("Notification \(id): \(name).desktop is D-Bus activatable, but '\(name)' cannot be called: \(error)")
-            return
+            return done()
         }
         let method = listsNotificationAction ? "ActivateAction('\(Self.notificationAction)')" : "Activate"
         logger.info("Notification \(id): opening \(name) with \(method) on the bus.")
@@ -104,6 +117,7 @@ final class AppLauncher {
             if case .failure(let error) = result {
                 logger.error("Notification \(id): \(name) did not take \(method): \(error)")
             }
+            done()
         }
     }
 

@@ -37,10 +37,18 @@ import Foundation
 ///   - neither: pressing the button is only announced (the `ActionInvoked` signal on the
 ///     bus), for the app that is listening.
 ///
+///   Its options (UIMutableUserNotificationAction's): `ActivationMode=background|foreground`
+///   (foreground opens the notification's app first), `AuthenticationRequired=true|false`
+///   (the press waits for an unlocked session), `Destructive=true|false` (shown last).
+/// - `MinimalActions=` in `[Category NAME]`: at most two keys, each in `Actions=` or a
+///   built-in, shown where room is short (a transient notification); without it the
+///   first two buttons are.
+///
 /// `Label[LANG]=` gives a label in another language (`Label[de]=`), picked when shown.
 /// Lines starting with `#` are comments. `default` (a click on the notification itself)
 /// cannot be defined; `[Action complete]` and `[Action remind]` may only relabel the
-/// built-in buttons (`Label=`, `Label[LANG]=`). Any other group or key is an error,
+/// built-in buttons (`Label=`, `Label[LANG]=`) and set their options, which then hold
+/// wherever they are listed; what they do stays Chime's. Any other group or key is an error,
 /// so a misspelt one is reported instead of ignored.
 struct Config: Equatable, Sendable {
     var categories: [String: Category]

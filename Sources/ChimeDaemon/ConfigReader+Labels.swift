@@ -29,13 +29,13 @@ extension ConfigReader {
         return definition
     }
 
-    /// A group for a built-in button (`[Action complete]`) may give it other labels, and
-    /// nothing else: what the button does stays Chime's.
+    /// A group for a built-in button (`[Action complete]`) may give it other labels and
+    /// options (``ConfigReader/optionKeys``), and nothing else: what it does stays Chime's.
     mutating func relabelled(_ builtIn: ActionDefinition, group: String) -> ActionDefinition? {
-        let labels = Set(["Label"] + localeKeys(group, of: "Label"))
-        if let key = file.keys(group).first(where: { !labels.contains($0) }) {
-            fail(group, key, "'\(builtIn.key)' is a built-in action: its group may only relabel it (Label=, Label[LANG]=); "
-                + "choose another key for a button of your own.")
+        let allowed = Set(["Label"] + localeKeys(group, of: "Label")).union(Self.optionKeys)
+        if let key = file.keys(group).first(where: { !allowed.contains($0) }) {
+            fail(group, key, "'\(builtIn.key)' is a built-in action: its group may only relabel it (Label=, Label[LANG]=) and "
+                + "set its options (\(Self.optionKeys.sorted().joined(separator: ", "))); choose another key for a button of your own.")
             return nil
         }
         guard let label = string(group, "Label") else { return nil }

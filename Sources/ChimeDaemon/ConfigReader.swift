@@ -30,16 +30,21 @@ struct ConfigReader {
             switch classify(group) {
             case .category(let name)?:
                 categoryGroups.append((group, name))
+            case .action(let key)? where Config.builtInActions[key] != nil:
+                definedActions.insert(key)
+                if let definition = builtIn(key, group: group) { actions[key] = definition }
             case .action(let key)?:
                 definedActions.insert(key)
-                if let definition = action(key, group: group).flatMap({ translated($0, group: group) }) { actions[key] = definition }
+                if let definition = action(key, group: group).flatMap({ translated($0, group: group) })
+                    .flatMap({ withOptions($0, group: group) }) { actions[key] = definition }
             case nil:
                 break
             }
         }
         var config = Config()
         for (group, name) in categoryGroups {
-            if let category = category(name, group: group, actions: actions, defined: definedActions) {
+            if let category = category(name, group: group, actions: actions, defined: definedActions)
+                .flatMap({ withMinimalActions($0, group: group, actions: actions) }) {
                 config.categories[name] = category
             }
         }
@@ -63,12 +68,12 @@ struct ConfigReader {
     }
 
     private mutating func action(_ key: String, group: String) -> ActionDefinition? {
-        guard checkKeys(group, allowed: Set(["Label", "Snooze", "Exec", "Timeout"] + localeKeys(group, of: "Label"))) else { return nil }
+        let allowed = Self.optionKeys.union(["Label", "Snooze", "Exec", "Timeout"] + localeKeys(group, of: "Label"))
+        guard checkKeys(group, allowed: allowed) else { return nil }
         if key == "default" {
             fail(group, nil, "'default' is a click on the notification itself, not a button: choose another key.")
             return nil
         }
-        if let builtIn = Config.builtInActions[key] { return relabelled(builtIn, group: group) }
         guard let label = string(group, "Label") else { return nil }
         guard let label else {
             fail(group, nil, "Label is missing: every button needs the text it shows.")
@@ -110,7 +115,7 @@ struct ConfigReader {
     private mutating func category(
         _ name: String, group: String, actions: [String: ActionDefinition], defined: Set<String>
     ) -> Category? {
-        guard checkKeys(group, allowed: ["Actions"]) else { return nil }
+        guard checkKeys(group, allowed: ["Actions", "MinimalActions"]) else { return nil }
         guard let listed = stringList(group, "Actions") else { return nil }
         var definitions: [ActionDefinition] = []
         var broken = false
@@ -160,7 +165,7 @@ struct ConfigReader {
         }
     }
 
-    private mutating func stringList(_ group: String, _ key: String) -> [String]?? {
+    mutating func stringList(_ group: String, _ key: String) -> [String]?? {
         switch file.stringList(group, key) {
         case .success(let value): return .some(value)
         case .failure(let message):

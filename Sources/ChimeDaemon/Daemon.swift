@@ -20,6 +20,7 @@ public final class Daemon {
     private var upkeep: StoreUpkeep?
     private var zoneWatcher: FileWatcher?
     private var watchdog: Watchdog?
+    private var systemBus: Connection?
     private var busLost = false
 
     /// The exit status when the session bus is missing or goes away: 69
@@ -55,6 +56,20 @@ public final class Daemon {
             logger.info("Config \(url.path): \(config.categories.count) categories.")
         case .failure(let error):
             logger.error("\(error) Keeping the last good config.")
+        }
+    }
+
+    /// The system bus on the loop, for logind; nil without one: chimed works without it.
+    private func connectSystemBus() -> Connection? {
+        do {
+            let bus = try Connection.system()
+            bus.readLimits = RequestLimits.bus
+            bus.attach(to: loop)
+            systemBus = bus
+            return bus
+        } catch {
+            logger.info("No system bus (\(error)); whether the session is locked cannot be told.")
+            return nil
         }
     }
 
@@ -105,8 +120,14 @@ public final class Daemon {
             let time = LoopTimekeeper(loop: loop)
             let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
             let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
+            let lock = SessionLock(connection: connectSystemBus(), logger: logger)
+            systemBus?.onDisconnect = { [unowned self] in
+                self.logger.warning("The system bus closed; whether the session is locked cannot be told any more.")
+                lock.busLost()
+                self.systemBus = nil
+            }
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
-                                           scheduler: scheduler, commits: commits, commands: commands, logger: logger)
+                                           scheduler: scheduler, commits: commits, commands: commands, lock: lock, logger: logger)
             self.presenter = presenter
             self.service = service
             loadConfig()
@@ -115,6 +136,7 @@ public final class Daemon {
             try presenter.start()
             try client.start()
             try scheduler.start()
+            lock.start()
             do {
                 zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in scheduler.systemZoneChanged() }
             } catch {

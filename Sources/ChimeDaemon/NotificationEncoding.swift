@@ -49,6 +49,7 @@ enum NotificationEncoding {
         if !alert.actions.isEmpty {
             entries.append((.actions, .array(element: "(ss)", alert.actions.map { .structure([.string($0.key), .string($0.label)]) })))
         }
+        if let options = ActionOptionsDecoding.encode(alert.actions) { entries.append((.actionOptions, options)) }
         entries.append((.userInfo, userInfo(alert.userInfo)))
         return entries.map { ($0.0.rawValue, $0.1) }
     }

@@ -174,12 +174,17 @@ final class Presenter {
     /// category still shows, without them.
     func expand(_ alert: Alert) -> Alert {
         let alert = texts.translate(alert)
-        guard let name = alert.category else { return alert }
+        return alert.withActions(of: shownCategory(of: alert))
+    }
+
+    /// The category `alert` names, its labels in chimed's language; nil for none or an unknown one.
+    func shownCategory(of alert: Alert) -> Category? {
+        guard let name = alert.category else { return nil }
         guard let category = categories[name] else {
             logger.debug("Category '\(name)' has no actions here; passed to the server as a hint only.")
-            return alert
+            return nil
         }
-        return alert.withActions(of: texts.labelled(category))
+        return texts.labelled(category)
     }
 
     // MARK: - Sending
@@ -212,7 +217,7 @@ final class Presenter {
     }
 
     private func send(_ delivery: Delivery) {
-        var alert = expand(delivery.stored.alert)
+        var alert = shownOnServer(delivery.stored.alert)
         let lateBy = time.now.timeIntervalSince(delivery.stored.due)
         if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
             let note = localized("Due %1$s ago.", LateText.spoken(lateBy))

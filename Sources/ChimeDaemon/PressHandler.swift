@@ -6,19 +6,25 @@ import Logging
 /// the history, the bus's signals, and the button's handler (complete, snooze, a
 /// command, or opening the app).
 final class PressHandler {
-    private let presenter: Presenter
-    private let store: Store
+    let presenter: Presenter
+    let store: Store
     private let scheduler: Scheduler
-    private let commits: CommitQueue
+    let commits: CommitQueue
     private let commands: CommandRunner
-    private let launcher: AppLauncher
+    let launcher: AppLauncher
     private let badges: Badges
     private let signals: ServiceSignals
-    private let logger: Logger
-    private let now: () -> Date
+    let logger: Logger
+    let now: () -> Date
+    /// Whether the session is locked, for buttons with `authenticationRequired`.
+    let lock: SessionLock?
+    /// Presses of buttons with `authenticationRequired` made while the session was locked,
+    /// oldest first. Not stored: see ``hold(_:label:)``.
+    var held: [Presenter.Press] = []
 
     init(presenter: Presenter, store: Store, scheduler: Scheduler, commits: CommitQueue, commands: CommandRunner,
-         launcher: AppLauncher, badges: Badges, signals: ServiceSignals, logger: Logger, now: @escaping () -> Date) {
+         launcher: AppLauncher, badges: Badges, signals: ServiceSignals, lock: SessionLock? = nil, logger: Logger,
+         now: @escaping () -> Date) {
         self.presenter = presenter
         self.store = store
         self.scheduler = scheduler
@@ -29,12 +35,18 @@ final class PressHandler {
         self.signals = signals
         self.logger = logger
         self.now = now
+        self.lock = lock
+        lock?.onUnlocked = { [unowned self] in self.releaseHeld() }
     }
 
-    /// Runs what a press means: announces it, then opens the app or runs the button's handler.
+    /// Runs what a press means: announces it, then opens the app or runs the button's
+    /// handler (a foreground button: both, the app first). A button that requires
+    /// authentication waits while the session is locked.
     func pressed(_ press: Presenter.Press) {
         let (id, key, alert) = (press.id, press.key, press.alert)
-        let label = presenter.expand(alert).allActions.first { $0.key == key }?.label ?? ""
+        let button = presenter.expand(alert).allActions.first { $0.key == key }
+        let label = button?.label ?? ""
+        let options = button?.resolvedOptions ?? ActionOptions()
         // A popup kept on screen after Complete (mako, lxqt-notificationd) can still be
         // pressed: its lineage is over, so only opening the app is still meant.
         if key != Action.defaultKey, press.kind != .immediate,
@@ -44,6 +56,7 @@ final class PressHandler {
                                 detail: "\(label.isEmpty ? key : label): ignored, it was already completed.", action: key))
             return
         }
+        if options.authenticationRequired, key != Action.defaultKey, !mayRunNow(press, label: label) { return }
         logger.info("Action '\(key)' on \(id).")
         signals.actionInvoked(id, key: key, userInfo: alert.userInfo)
         record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: label, action: key))
@@ -53,8 +66,17 @@ final class PressHandler {
             launcher.open(desktopEntry: entry, id: id, userInfo: alert.userInfo)
             return
         }
-        guard let name = alert.category, let definition = presenter.categories[name]?.actions.first(where: { $0.key == key }) else { return }
-        switch definition.handler {
+        let handler = alert.category.flatMap { presenter.categories[$0] }?.allDefinitions.first { $0.key == key }?.handler
+        guard options.activationMode == .foreground, key != Action.defaultKey else { return run(handler, press) }
+        bringForward(press) { [unowned self] in self.run(handler, press) }
+    }
+
+    /// Runs a button's handler; nil: the button is only announced.
+    private func run(_ handler: ActionHandler?, _ press: Presenter.Press) {
+        let (id, key, alert) = (press.id, press.key, press.alert)
+        switch handler {
+        case nil, .announce:
+            break
         case .complete:
             badges.lower(of: alert)
             complete(id, title: alert.title)
@@ -63,8 +85,6 @@ final class PressHandler {
         case .command(let argv, let timeout):
             commands.run(argv: argv, timeout: timeout, id: id, action: key,
                          userInfoJSON: CommandRunner.userInfoJSON(alert.userInfo))
-        case .announce:
-            break
         }
     }
 
@@ -127,7 +147,7 @@ final class PressHandler {
     }
 
     /// Writes one history event with the next group commit.
-    private func record(_ entry: HistoryEntry) {
+    func record(_ entry: HistoryEntry) {
         commits.stage({ db in try self.store.record(entry, in: db) }, done: { [unowned self] result in
             if case .failure(let error) = result { self.logger.error("Cannot record \(entry.event) of \(entry.id): \(error)") }
         })

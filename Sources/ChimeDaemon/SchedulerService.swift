@@ -21,7 +21,8 @@ final class SchedulerService {
     private let now: () -> Date
 
     init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
-         commits: CommitQueue, commands: CommandRunner, logger: Logger, now: @escaping () -> Date = Date.init) {
+         commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
+         now: @escaping () -> Date = Date.init) {
         self.client = client
         self.presenter = presenter
         self.store = store
@@ -33,7 +34,7 @@ final class SchedulerService {
         let signals = ServiceSignals(connection: connection, logger: logger)
         let launcher = AppLauncher(connection: connection, logger: logger, placement: commands.placement)
         let presses = PressHandler(presenter: presenter, store: store, scheduler: scheduler, commits: commits, commands: commands,
-                                   launcher: launcher, badges: badges, signals: signals, logger: logger, now: now)
+                                   launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger, now: now)
         self.badges = badges
         self.signals = signals
         self.presses = presses

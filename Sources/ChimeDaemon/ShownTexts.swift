@@ -49,6 +49,11 @@ final class ShownTexts {
     func labelled(_ category: Category) -> Category {
         var category = category
         for index in category.actions.indices { category.actions[index].label = Self.label(of: category.actions[index]) }
+        category.minimalActions = category.minimalActions.map { $0.map { definition in
+            var definition = definition
+            definition.label = Self.label(of: definition)
+            return definition
+        } }
         return category
     }
 

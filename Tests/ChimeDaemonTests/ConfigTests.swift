@@ -297,6 +297,7 @@ struct ConfigTests {
     }
 
     @Test func builtInAndDefaultKeysCannotBeRedefined() throws {
+        // A built-in's group may relabel it and set its options: the error is at the key that is neither.
         let builtIn = try error("[Action complete]\nLabel=Done\nSnooze=5m\n")
         #expect(builtIn.line == 3)
         #expect(builtIn.message.contains("built-in"))
