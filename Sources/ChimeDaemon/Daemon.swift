@@ -105,6 +105,9 @@ public final class Daemon {
             let time = LoopTimekeeper(loop: loop)
             let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
             let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
+            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger)
+            scheduler.places = places
+            places.onFired = { [unowned scheduler] notification in scheduler.onFired(notification, 0, true) }
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
                                            scheduler: scheduler, commits: commits, commands: commands, logger: logger)
             self.presenter = presenter
@@ -115,6 +118,7 @@ public final class Daemon {
             try presenter.start()
             try client.start()
             try scheduler.start()
+            try places.start()
             do {
                 zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in scheduler.systemZoneChanged() }
             } catch {

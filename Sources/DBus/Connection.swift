@@ -51,6 +51,13 @@ public final class Connection {
         return Connection(raw: raw)
     }
 
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket).
+    public static func system() throws(DBusError) -> Connection {
+        let (raw, error) = withLibDBusError { dbus_bus_get_private(DBUS_BUS_SYSTEM, $0) }
+        guard let raw else { throw .disconnected("Cannot connect to the system bus: \(error?.message ?? "unknown error").") }
+        return Connection(raw: raw)
+    }
+
     /// Connects to the bus at `address` (a private test bus, say) and registers with it.
     public static func bus(address: String) throws(DBusError) -> Connection {
         guard !address.utf8.contains(0) else { throw .invalidArgs("The bus address contains a NUL character.") }
