@@ -6,6 +6,12 @@ public enum PlaceText {
     /// office block, larger than the error of a typical Wi-Fi fix (20 to 50 m).
     public static let defaultRadius = 100.0
 
+    /// What to do when GeoClue refuses Chime, in one sentence: chimed logs it and
+    /// `chime doctor` says it.
+    public static let geoClueDenial = "GeoClue denied Chime its location, so region notifications wait: turn Location Services "
+        + "on and allow Chime in GNOME Settings › Privacy › Location, or install GeoClue's drop-in for io.github.chime.Chime "
+        + "(/etc/geoclue/conf.d/90-chime.conf, installed with Chime)."
+
     /// Metres from `150`, `150m`, `1.5km` (any case); nil when it is none of these.
     public static func metres(_ text: String) -> Double? {
         let lowered = text.lowercased().filter { $0 != " " }

@@ -1,5 +1,7 @@
+import ChimeAPI
 import ChimeCore
 import DBus
+import EventLoop
 import Logging
 
 /// Chime's client of GeoClue2 on the system bus: holds one only while a region trigger
@@ -33,13 +35,16 @@ final class GeoClueClient {
     /// for GPS where there is one, which costs power for no better answer to "near the shop".
     static let accuracyLevel: UInt32 = 6
 
-    /// What the log and `chime doctor` say about a denial: what to do.
-    static let denialAdvice = "GeoClue denied Chime its location, so region notifications wait: turn Location Services on "
-        + "and allow Chime in GNOME Settings › Privacy › Location, or install GeoClue's drop-in for \(desktopID) "
-        + "(/etc/geoclue/conf.d/90-chime.conf, installed with Chime)."
+    /// The first wait before asking again after a failure that is no denial (GeoClue
+    /// restarting, or owning its name before its objects are there); it doubles up to
+    /// a minute, and runs only while a region exists and GeoClue fails.
+    static let retryMilliseconds = 1_000
 
     private let service: SystemService
+    private let loop: EventLoop
     private let logger: Logger
+    private var retry: Source?
+    private var retryDelay = retryMilliseconds
     private var client: ObjectPath?
     private var updates: Subscription?
     /// Counts attempts, so the answers of an attempt given up are ignored.
@@ -60,12 +65,15 @@ final class GeoClueClient {
         didSet { if wanted != oldValue { update() } }
     }
 
-    init(connection: Connection, logger: Logger) {
+    init(connection: Connection, loop: EventLoop, logger: Logger) {
         service = SystemService(Self.busName, connection: connection)
+        self.loop = loop
         self.logger = logger
         service.onOwnerChanged = { [unowned self] owner in
             // A new GeoClue knows nothing of the old one's client.
             self.drop()
+            self.retry = nil
+            self.retryDelay = Self.retryMilliseconds
             if owner == nil { self.logger.info("GeoClue is not on the system bus; region notifications wait for it.") }
             self.deniedLogged = false
             self.update()
@@ -87,7 +95,7 @@ final class GeoClueClient {
             return set(.unused)
         }
         guard service.owner != nil else { return set(.unavailable) }
-        guard client == nil, state != .starting, state != .denied else { return }
+        guard client == nil, state != .starting, state != .denied, retry == nil else { return }
         attempt += 1
         let current = attempt
         set(.starting)
@@ -124,6 +132,7 @@ final class GeoClueClient {
             switch result {
             case .success:
                 self.logger.info("GeoClue started Chime's client \(path); region notifications follow the location.")
+                self.retryDelay = Self.retryMilliseconds
                 self.set(.granted)
             case .failure(let error):
                 self.failed(error)
@@ -135,13 +144,18 @@ final class GeoClueClient {
         drop()
         if error.name == "org.freedesktop.DBus.Error.AccessDenied" || error.name.hasSuffix(".AccessDenied") {
             if !deniedLogged {
-                logger.warning("\(Self.denialAdvice) (\(error.message))")
+                logger.warning("\(PlaceText.geoClueDenial) (\(error.message))")
                 deniedLogged = true
             }
             set(.denied)
         } else {
-            logger.warning("GeoClue did not start Chime's client: \(error); region notifications wait.")
-            set(service.owner == nil ? .unavailable : .denied)
+            logger.warning("GeoClue did not start Chime's client (\(error)); region notifications wait; asking again in \(retryDelay) ms.")
+            set(.unavailable)
+            retry = loop.timeout(afterMilliseconds: retryDelay) { [unowned self] in
+                self.retry = nil
+                self.update()
+            }
+            retryDelay = min(retryDelay * 2, 60_000)
         }
     }
 
@@ -160,6 +174,7 @@ final class GeoClueClient {
 
     /// Stops and lets go of the client: GeoClue turns its sources off when no client runs.
     private func stop() {
+        retry = nil
         guard let path = client else { return drop() }
         service.call(path, Self.clientInterface, "Stop") { [logger] result in
             if case .failure(let error) = result { logger.debug("GeoClue Stop: \(error)") }

@@ -123,7 +123,7 @@ final class PlaceTriggers {
             self.system = nil
         }
         system = connection
-        let location = GeoClueClient(connection: connection, logger: logger)
+        let location = GeoClueClient(connection: connection, loop: loop, logger: logger)
         location.onFix = { [unowned self] fix in self.located(fix) }
         location.onStateChanged = { [unowned self] state in self.sourceChanged("GeoClue", state.rawValue, regions: true) }
         let networks = NetworkManagerClient(connection: connection, logger: logger)
