@@ -79,8 +79,8 @@ struct PackageTests {
 
         let remove = try runCommand(Self.asRoot + ["dpkg", "--remove", "chime"])
         #expect(remove.status == 0, "\(remove)")
-        // Only the conffile stays until purge (Debian policy), inert without chimed.
-        for path in expected where path != "/etc/xdg/autostart/chimed.desktop" {
+        // Only the conffiles (everything under /etc) stay until purge (Debian policy), inert without chimed.
+        for path in expected where !path.hasPrefix("/etc/") {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) left after dpkg --remove")
         }
         // The user unit is gone; whether it was enabled is kept (under /etc) until purge.
@@ -88,6 +88,7 @@ struct PackageTests {
         let purge = try runCommand(Self.asRoot + ["dpkg", "--purge", "chime"])
         #expect(purge.status == 0, "\(purge)")
         #expect(!FileManager.default.fileExists(atPath: "/etc/xdg/autostart/chimed.desktop"))
+        #expect(!FileManager.default.fileExists(atPath: "/etc/geoclue/conf.d/90-chime.conf"))
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: Self.unitLink)) == nil, "\(Self.unitLink) left after purge")
         let status = try runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
         #expect(!status.stdout.contains("installed") || status.stdout.contains("not-installed"), "\(status)")
