@@ -45,6 +45,12 @@ else
         *) autostart_dir=$PREFIX/etc/xdg/autostart ;;
     esac
 fi
+# GeoClue reads its drop-ins from /etc/geoclue/conf.d only; other prefixes keep the file
+# under themselves, to be copied there by hand.
+case $PREFIX in
+    /usr | /usr/local) geoclue_dir=/etc/geoclue/conf.d ;;
+    *) geoclue_dir=$PREFIX/etc/geoclue/conf.d ;;
+esac
 # Debian's zsh searches vendor-completions for packaged files, site-functions for
 # local ones.
 if [[ $PREFIX == /usr ]]; then
@@ -62,6 +68,8 @@ manifest() {
 0755 $BIN_DIR/chimed $bindir/chimed
 0644 $root/packaging/systemd/chimed.service.in $unit_dir/chimed.service
 0644 $root/packaging/autostart/chimed.desktop.in $autostart_dir/chimed.desktop
+0644 $root/packaging/applications/io.github.chime.Chime.desktop.in $PREFIX/share/applications/io.github.chime.Chime.desktop
+0644 $root/packaging/geoclue/90-chime.conf $geoclue_dir/90-chime.conf
 0644 $root/dbus/io.github.chime.Chime.service.in $PREFIX/share/dbus-1/services/io.github.chime.Chime.service
 0644 $root/dbus/io.github.chime.Scheduler1.xml $PREFIX/share/dbus-1/interfaces/io.github.chime.Scheduler1.xml
 0644 $GEN_DIR/man/chime.1 $PREFIX/share/man/man1/chime.1

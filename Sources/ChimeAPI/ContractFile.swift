@@ -45,6 +45,7 @@ public enum ContractFile {
                   + "additions keep this name."),
             ["A notification is an a{sv} whose keys are:"] + lines(keys(.alert), indent: "  ")
                 + ["Scheduling adds:"] + lines(keys(.schedule), indent: "  ")
+                + ["Or, instead of when, a place:"] + lines(keys(.place), indent: "  ")
                 + lines("Get, List and Fired describe a notification with the same keys, plus " + keys(.state))
                 + lines("category names a set of buttons with handlers; built in: \"reminder\" with complete (Complete: the "
                         + "notification and its repeat series are done) and remind (Remind in 30 minutes: a one-shot copy "

@@ -7,6 +7,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
     case when, `repeat`, every, zone, floating, calendar, lateLimit
     case id, state, nextFire, nextFireLocal, lastFired, fireCount, created, origin, completed
     case lateBy
+    case region, regionTriggersOnce, network
 
     /// Which request or answer has the key.
     public enum Part: Sendable {
@@ -14,6 +15,8 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case alert
         /// When it fires: Schedule takes these too.
         case schedule
+        /// Where it fires: Schedule takes these instead of when.
+        case place
         /// What Get, List and Fired add.
         case state
         /// What Fired adds.
@@ -27,6 +30,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit: .schedule
         case .id, .state, .nextFire, .nextFireLocal, .lastFired, .fireCount, .created, .origin, .completed: .state
         case .lateBy: .fired
+        case .region, .regionTriggersOnce, .network: .place
         }
     }
 
@@ -65,7 +69,9 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .calendar: "s: gregorian, hebrew, islamic, ..."
         case .lateLimit: "seconds, or s duration such as \"10m\""
         case .id: "s"
-        case .state: "s: scheduled; done once nothing is to come; pending (List only) when due and waiting for a notification server"
+        case .state: "s: scheduled; done once nothing is to come; pending (List only) when due and waiting for a notification server; "
+            + "waiting: a place whose location source (GeoClue for a region, NetworkManager for a network) is not on the system bus "
+            + "or refused access"
         case .nextFire: "x, Unix time"
         case .nextFireLocal: "s, ISO 8601 in the system zone"
         case .lastFired: "x, Unix time"
@@ -74,6 +80,14 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .origin: "s: the notification a snoozed copy came from"
         case .completed: "x, Unix time Complete was pressed"
         case .lateBy: "d, seconds after its due time"
+        case .region: "a{sv}: fire on entering or leaving a circle instead of at a time (never with when): latitude d (-90 to 90), "
+            + "longitude d (-180 to 180), radius d metres (more than 0, at most 100000), identifier s, notifyOnEntry b, "
+            + "notifyOnExit b (neither means both); located through GeoClue. ScheduleSimple: \"LAT,LON,RADIUS\" with RADIUS in m "
+            + "or km, plus region.identifier, region.notifyOnEntry, region.notifyOnExit"
+        case .regionTriggersOnce: "b, default true: done after the first crossing that fires; false fires at every one"
+        case .network: "a{sv}: fire on connecting to or leaving a network instead of at a time (never with when): name s (a "
+            + "NetworkManager connection id or a Wi-Fi SSID), notifyOnEntry b, notifyOnExit b (neither means both). "
+            + "ScheduleSimple: the name, plus network.notifyOnEntry, network.notifyOnExit"
         }
     }
 }
@@ -82,6 +96,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
 public enum StatusKey: String, CaseIterable, Sendable {
     case version, interface, pid, store, scheduled, pending, timeZone, nextFire, nextFireTimestamp, notificationServer
     case capabilities, localSound, backup, backupTimestamp, recovery
+    case locationSource, networkSource
 
     /// The key's type and meaning, as the contract file says them.
     public var summary: String {
@@ -102,6 +117,10 @@ public enum StatusKey: String, CaseIterable, Sendable {
         case .backupTimestamp: "x: the same as Unix time"
         case .recovery: "s: what was recovered when the store was found damaged, and where the damaged file is kept; present "
             + "while that file is"
+        case .locationSource: "s: GeoClue for region triggers: unused (none scheduled), unavailable (not on the system bus), "
+            + "starting, granted, or denied (its agent or configuration refused Chime)"
+        case .networkSource: "s: NetworkManager for network places: unused (none scheduled), unavailable (not on the system "
+            + "bus), or following"
         }
     }
 }

@@ -19,6 +19,10 @@ public struct DaemonStatus: Sendable, Equatable {
     /// Unix seconds of the store's last backup.
     public var backup: Int64?
     public var recovery: String?
+    /// GeoClue for region triggers: unused, unavailable, starting, granted or denied.
+    public var locationSource: String?
+    /// NetworkManager for network places: unused, unavailable or following.
+    public var networkSource: String?
 
     public init() {}
 
@@ -39,6 +43,8 @@ public struct DaemonStatus: Sendable, Equatable {
         localSound = fields[.localSound]?.boolValue
         backup = fields[.backupTimestamp]?.integerValue
         recovery = fields[.recovery]?.stringValue
+        locationSource = fields[.locationSource]?.stringValue
+        networkSource = fields[.networkSource]?.stringValue
     }
 
     /// The `a{sv}` of `Status`: each instant as Unix seconds, and as text (`isoText`)
@@ -60,6 +66,8 @@ public struct DaemonStatus: Sendable, Equatable {
             (.backup, backup.map { .string(isoText($0)) }),
             (.backupTimestamp, backup.map(Value.int64)),
             (.recovery, recovery.map(Value.string)),
+            (.locationSource, locationSource.map(Value.string)),
+            (.networkSource, networkSource.map(Value.string)),
         ]
         return entries.compactMap { key, value in value.map { (key.rawValue, $0) } }
     }

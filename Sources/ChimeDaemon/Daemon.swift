@@ -126,6 +126,9 @@ public final class Daemon {
                 lock.busLost()
                 self.systemBus = nil
             }
+            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger)
+            scheduler.places = places
+            places.onFired = { [unowned scheduler] notification in scheduler.onFired(notification, 0, true) }
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
                                            scheduler: scheduler, commits: commits, commands: commands, lock: lock, logger: logger)
             self.presenter = presenter
@@ -137,6 +140,7 @@ public final class Daemon {
             try client.start()
             try scheduler.start()
             lock.start()
+            try places.start()
             do {
                 zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in scheduler.systemZoneChanged() }
             } catch {

@@ -22,6 +22,7 @@ extension DaemonStatus {
         localSound = presenter.sounds?.isAvailable ?? false
         backup = store.lastBackup.map(NotificationEncoding.seconds)
         // Shown until the user removes the damaged file it keeps.
+        (locationSource, networkSource) = scheduler.places?.sourceStates ?? ("unused", "unused")
         if let recovery = store.recovery, FileManager.default.fileExists(atPath: recovery.keptAs) { self.recovery = recovery.sentence }
     }
 }

@@ -7,7 +7,8 @@ import JSON
 /// How a scheduled notification looks to bus callers: the `a{sv}` of `Get`, `List` and
 /// `Fired`, with the same keys `Schedule` takes, and its JSON form for scripts.
 enum NotificationEncoding {
-    static func entries(_ notification: ScheduledNotification, zone: TimeZone) -> [(String, Value)] {
+    /// `waiting`: a place notification whose location source is missing (state `waiting`).
+    static func entries(_ notification: ScheduledNotification, zone: TimeZone, waiting: Bool = false) -> [(String, Value)] {
         let alert = notification.alert
         var entries: [(NotificationKey, Value)] = [
             (.id, .string(notification.id)),
@@ -15,9 +16,15 @@ enum NotificationEncoding {
             (.body, .string(alert.body)),
             (.urgency, .byte(alert.urgency.rawValue)),
             (.appName, .string(alert.appName)),
-            (.when, .string(whenText(notification.rule.trigger, zone: zone))),
-            (.calendar, .string(notification.rule.calendar)),
-            (.state, .string(notification.state.rawValue)),
+        ]
+        if let place = notification.rule.trigger.place {
+            entries += placeEntries(place)
+        } else {
+            entries.append((.when, .string(whenText(notification.rule.trigger, zone: zone))))
+            entries.append((.calendar, .string(notification.rule.calendar)))
+        }
+        entries += [
+            (.state, .string(waiting ? "waiting" : notification.state.rawValue)),
             (.fireCount, .uint32(UInt32(clamping: notification.fireCount))),
             (.created, .int64(seconds(notification.created))),
         ]
@@ -79,7 +86,24 @@ enum NotificationEncoding {
         case .absolute(let date): isoText(date, zone: zone)
         case .floating(let local): local.description
         case .zoned(let local, let name): "\(local)[\(name)]"
+        case .place: ""
         }
+    }
+
+    /// `region` or `network`, as Schedule takes them, and `regionTriggersOnce`.
+    static func placeEntries(_ place: Place) -> [(NotificationKey, Value)] {
+        let flags: [(String, Value)] = [("notifyOnEntry", .bool(place.notifyOnEntry)), ("notifyOnExit", .bool(place.notifyOnExit))]
+        let entry: (NotificationKey, Value)
+        switch place.kind {
+        case .region(let region):
+            entry = (.region, .variantDictionary([
+                ("latitude", .double(region.latitude)), ("longitude", .double(region.longitude)), ("radius", .double(region.radius)),
+                ("identifier", .string(region.identifier)),
+            ] + flags))
+        case .network(let name):
+            entry = (.network, .variantDictionary([("name", .string(name))] + flags))
+        }
+        return [entry, (.regionTriggersOnce, .bool(place.triggersOnce))]
     }
 
     /// ISO 8601 with the zone's offset, to the second: `2026-12-24T18:00:00+01:00`.

@@ -20,6 +20,8 @@ struct ScheduleFields {
     var floating = false
     var calendar: String?
     var lateLimit: TimeInterval?
+    /// `region`, `network`, `regionTriggersOnce`: a place instead of `when`.
+    var place = PlaceFields()
 
     /// Takes a typed value; false for keys that are not schedule fields.
     mutating func set(_ key: String, typed value: Value) throws(FieldError) -> Bool {
@@ -83,6 +85,7 @@ struct ScheduleFields {
 
     /// The fire rule these fields describe, read at `now` in `systemZone`.
     func rule(now: Date, systemZone: TimeZone) throws(FieldError) -> FireRule {
+        if let place = try place.place() { return try placeRule(place) }
         guard let when else { throw FieldError("when", "is required: say when to fire, e.g. 'in 20m' or 'tomorrow 9:00'.") }
         if floating && zone != nil { throw FieldError("zone", "cannot be combined with floating.") }
         let trigger = try WhenParser(now: now, systemZone: systemZone).trigger(when, zone: zone)
@@ -100,6 +103,19 @@ struct ScheduleFields {
             throw FieldError("every", "needs repeat: every 30 of which unit?")
         }
         return try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+    }
+
+    /// A place trigger's rule; the keys that say when are refused beside it, as iOS does.
+    private func placeRule(_ place: Place) throws(FieldError) -> FireRule {
+        let key = place.isRegion ? NotificationKey.region : .network
+        let dated: [(String, Bool)] = [
+            ("when", !(when ?? "").isEmpty), ("repeat", repeatUnit != nil), ("every", every != nil), ("zone", zone != nil),
+            ("floating", floating), ("lateLimit", lateLimit != nil),
+        ]
+        if let (name, _) = dated.first(where: \.1) {
+            throw FieldError(name, "and \(key) cannot both be given: a notification fires at a date or at a place, never both.")
+        }
+        return try FireRule(trigger: .place(place))
     }
 
     /// The next `count` fire times of the rule that `when` and `options` (the schedule

@@ -40,6 +40,9 @@ final class Scheduler {
     /// decoding rows is not on the way from the due time to the screen.
     private var prepared: [String: ScheduledNotification] = [:]
 
+    /// The notifications that fire at a place rather than at a time.
+    var places: PlaceTriggers?
+
     /// A notification came due and went to the presenter (or was dropped, when `shown` is false).
     var onFired: (ScheduledNotification, _ lateBy: TimeInterval, _ shown: Bool) -> Void = { _, _, _ in }
 
@@ -72,6 +75,7 @@ final class Scheduler {
 
     /// Puts a newly committed notification in the schedule.
     func add(_ notification: ScheduledNotification) {
+        if places?.add(notification) == true { return }
         guard let date = notification.nextFire else { return }
         dueTimes[notification.id] = date
         heap.insert(Due(date: date, id: notification.id))
@@ -86,6 +90,7 @@ final class Scheduler {
 
     /// Forgets cancelled notifications (their heap entries go stale and are skipped).
     func remove(ids: [String]) {
+        places?.remove(ids: ids)
         for id in ids {
             dueTimes[id] = nil
             floating.remove(id)

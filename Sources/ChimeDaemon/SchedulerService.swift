@@ -112,7 +112,8 @@ final class SchedulerService {
     private func schedule(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         var fields = ScheduleFields()
         let alert = try AlertDecoding.decode(typed: try call.entries(0)) { key, value throws(FieldError) in
-            try fields.set(key, typed: value)
+            if try fields.place.set(key, typed: value) { return true }
+            return try fields.set(key, typed: value)
         }
         try schedule(alert, fields, responder)
     }
@@ -123,6 +124,7 @@ final class SchedulerService {
         let alert = try AlertDecoding.decode(title: call.string(1), body: call.string(2), options: try call.stringEntries(3)) {
             key, text throws(FieldError) in
             guard key != NotificationKey.when.rawValue else { throw FieldError(key, "is given as an argument of its own, not as an option.") }
+            if try fields.place.set(key, text: text) { return true }
             return try fields.set(key, text: text)
         }
         try schedule(alert, fields, responder)
@@ -292,14 +294,16 @@ extension SchedulerService {
         guard let notification = try commits.read({ () throws(StoreError) in try store.notification(id: id) }) else {
             throw ChimeError.notFound(id)
         }
-        return NotificationEncoding.entries(notification, zone: .current)
+        return NotificationEncoding.entries(notification, zone: .current, waiting: scheduler.places?.isWaiting(notification) ?? false)
     }
 
     /// What is scheduled, soonest first, then what is due but waiting for a notification
     /// server (state `pending`), oldest first.
     private func list() throws(DBusError) -> [[(String, Value)]] {
         let zone = TimeZone.current
-        let scheduled = try commits.read { () throws(StoreError) in try store.scheduled() }.map { NotificationEncoding.entries($0, zone: zone) }
+        let scheduled = try commits.read { () throws(StoreError) in try store.scheduled() }.map {
+            NotificationEncoding.entries($0, zone: zone, waiting: scheduler.places?.isWaiting($0) ?? false)
+        }
         // Chime's own notices (a summary of missed ones stands for those listed already)
         // have no id to act on.
         let pending = presenter.waiting.filter { $0.kind != .notice }.map { NotificationEncoding.pending($0.id, $0.alert) }

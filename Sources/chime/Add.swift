@@ -1,3 +1,4 @@
+import ChimeAPI
 import JSON
 import ArgumentParser
 
@@ -11,6 +12,14 @@ struct Add: ParsableCommand {
             float: 9:00 stays 9:00 when the system moves to another time zone, unless --zone \
             pins them. --in takes a duration (20m, 1h30m, 2d) and makes an instant.
 
+            Instead of a time, a place (UILocalNotification's region): --near LAT,LON fires on \
+            entering or leaving a circle of --radius (default \(Int(PlaceText.defaultRadius))m; m or km, at most \
+            100km) located through GeoClue; --on-network NAME when a NetworkManager connection \
+            of that id or Wi-Fi SSID comes up or goes. --on-entry and --on-exit choose the \
+            crossing (neither means both for --near, entry for --on-network); --every-time \
+            fires at every such crossing instead of once. Without GeoClue or NetworkManager it \
+            waits: chime list shows it as waiting for a location source.
+
             --json prints {"id": ID} instead of the bare id.
 
             Examples:
@@ -18,6 +27,8 @@ struct Add: ParsableCommand {
               chime add "Standup meeting" "Room 4" --at "mon 9:30" --repeat week
               chime add "Water the plants" --at 8:00 --repeat day --every 3 --user-info plant=fern
               chime add "Tea" --in 4m --json
+              chime add "Buy milk" --near 52.5200,13.4050 --radius 150m
+              chime add "Stand-up notes" --on-network "Office Wi-Fi"
             """
     )
 
@@ -76,11 +87,19 @@ struct Add: ParsableCommand {
             help: ArgumentHelp("The app's gettext domain: TITLE, BODY and labels are its msgids, translated when shown.", valueName: "DOMAIN"))
     var textDomain: String?
 
+    @OptionGroup var place: PlaceOptions
+
     @Flag(help: "Print JSON, {\"id\": ID}, instead of the bare id.")
     var json = false
 
     func validate() throws {
-        guard (at == nil) != (after == nil) else { throw ValidationError("give exactly one of --at TIME or --in DURATION.") }
+        if place.isGiven {
+            guard at == nil, after == nil else {
+                throw ValidationError("give a time (--at, --in) or a place (--near, --on-network), not both: a notification fires at one.")
+            }
+        } else {
+            guard (at == nil) != (after == nil) else { throw ValidationError("give exactly one of --at TIME or --in DURATION.") }
+        }
         for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
             throw ValidationError("malformed --user-info '\(entry)': expected KEY=VALUE.")
         }
@@ -89,10 +108,10 @@ struct Add: ParsableCommand {
         }
     }
 
-    var when: String { at ?? "in " + (after ?? "") }
+    var when: String { place.isGiven ? "" : at ?? "in " + (after ?? "") }
 
     var options: [(String, String)] {
-        var options = rule.options
+        var options = rule.options + place.options
         if let sound { options.append(("sound", sound)) }
         if let appName { options.append(("appName", appName)) }
         if let icon { options.append(("image", icon)) }
@@ -116,7 +135,9 @@ struct Add: ParsableCommand {
     }
 
     func run() throws {
-        let id = try SchedulerClient.connectOrFail().scheduleSimple(when: when, title: title, body: body, options: options)
+        let client = try SchedulerClient.connectOrFail()
+        let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
         print(json ? JSONText.object([("id", .string(id))]).rendered() : id)
+        if place.isGiven { place.tellIfWaiting(id, client) }
     }
 }

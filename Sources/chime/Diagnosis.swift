@@ -44,6 +44,9 @@ struct Diagnosis {
         var recovery: String?
         /// Set when it serves another version of the interface than this chime's.
         var mismatch: InterfaceMismatch?
+        /// GeoClue and NetworkManager as chimed sees them (`Status`).
+        var locationSource: String?
+        var networkSource: String?
     }
 
     /// Whoever owns `org.freedesktop.Notifications`, and what it can do.
@@ -78,6 +81,7 @@ struct Diagnosis {
     var daemon: Daemon?
     var server: Server?
     var badgeListeners: [BadgeListener]?
+    var places: Places?
     var warnings: [String] = []
     var problems: [String] = []
 
@@ -113,6 +117,7 @@ struct Diagnosis {
         diagnosis.checkDaemon(lookups, activatable: activatable)
         diagnosis.checkServer(lookups, activatable: activatable)
         diagnosis.checkBadgeListeners(lookups)
+        diagnosis.checkPlaces()
         diagnosis.compareDaemonAndServer()
         return diagnosis
     }
@@ -151,6 +156,7 @@ struct Diagnosis {
             daemon.localSound = status.localSound
             daemon.backup = status.backup
             daemon.recovery = status.recovery
+            (daemon.locationSource, daemon.networkSource) = (status.locationSource, status.networkSource)
         } catch {
             if let mismatch = InterfaceMismatch.diagnose(error, calling: Scheduler1.status, lookups: lookups) {
                 daemon.mismatch = mismatch

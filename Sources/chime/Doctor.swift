@@ -29,7 +29,7 @@ struct Doctor: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, notificationServer and badges.")
+    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, notificationServer, badges and places.")
     var json = false
 
     func run() throws {
@@ -50,6 +50,7 @@ extension Diagnosis {
         if let daemon { tables.append(("chimed", daemon.rows)) }
         if let server { tables.append(("Notification server", server.rows)) }
         if let badgeListeners { tables.append(("Badges (com.canonical.Unity.LauncherEntry)", Self.rows(badgeListeners))) }
+        if let places { tables.append(("Places (system bus)", places.rows)) }
         // One width for all sections, so the values line up down the whole report.
         let width = (tables.flatMap { $0.1.map(\.0.count) }.max() ?? 0) + 2
         var sections = tables.map { Self.section($0.0, $0.1, width: width) }
@@ -210,6 +211,7 @@ extension Diagnosis {
                     ("busName", .string($0.busName)), ("what", .string($0.what)), ("certain", .bool($0.certain)),
                 ]) })),
             ]) } ?? .null),
+            ("places", places?.json ?? .null),
         ])
     }
 }

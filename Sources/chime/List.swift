@@ -9,7 +9,8 @@ struct List: ParsableCommand {
         discussion: """
             Times are local, in the date and time format of the locale (LC_TIME); in the C \
             locale they read 2026-12-24 18:00. Notifications that are due but wait for a \
-            notification server show as pending.
+            notification server show as pending; those that fire at a place show it, or \
+            waiting for a location source while GeoClue or NetworkManager is missing.
 
             --json prints an array of objects with the keys of Schedule (title, body, when, \
             repeat, every, userInfo, ...) plus id, state, nextFire (Unix seconds), \
@@ -35,7 +36,8 @@ struct List: ParsableCommand {
             let fields = HumanText.fields(entries)
             return [
                 fields[.id]?.stringValue ?? "",
-                fields[.state]?.stringValue == "pending" ? "pending" : HumanText.localTime(fields[.nextFire]?.integerValue),
+                fields[.state]?.stringValue == "pending" ? "pending"
+                    : PlaceOptions.describe(fields) ?? HumanText.localTime(fields[.nextFire]?.integerValue),
                 HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue),
                 fields[.title]?.stringValue ?? "",
             ]

@@ -364,3 +364,61 @@ extension StoreTests {
         #expect("Not scheduled: \(error.clause)" == "Not scheduled: the disk holding /home/u/.local/share/chime is full.")
     }
 }
+
+// MARK: - Places
+
+extension StoreTests {
+    func place(_ id: String) throws -> ScheduledNotification {
+        let region = try Region(latitude: 52.52, longitude: 13.405, radius: 150, identifier: "shop")
+        let place = try Place(.region(region), notifyOnEntry: true, notifyOnExit: false, triggersOnce: true)
+        return ScheduledNotification(id: id, alert: Alert(title: "Buy milk"), rule: try FireRule(trigger: .place(place)),
+                                     lateLimit: nil, created: Self.start, nextIndex: 0, nextFire: nil)
+    }
+
+    @Test func aPlaceIsStoredWithWhereTheUserIsAndStaysOutOfTheDueTimes() throws {
+        let directory = Directory()
+        let store = try Store(directory: directory.url)
+        let milk = try place("milk")
+        #expect(milk.state == .scheduled)
+        try store.write { db in
+            _ = try store.insert(milk, in: db)
+            _ = try store.insert(try notification("dated", title: "Dated"), in: db)
+            try store.recordPresence(id: "milk", .outside, in: db)
+        }
+        #expect(try store.dueTimes().map(\.id) == ["dated"])
+        #expect(try store.scheduled().map(\.id) == ["dated", "milk"])
+        let read = try #require(try store.scheduledPlaces().first)
+        #expect(read.rule == milk.rule)
+        #expect(read.presence == .outside)
+        try store.write { db in try store.recordCrossing(id: "milk", at: Self.start, presence: .inside, done: true, in: db) }
+        let fired = try #require(try store.notification(id: "milk"))
+        #expect(fired.state == .done && fired.fireCount == 1 && fired.presence == .inside && fired.lastFired == Self.start)
+        #expect(try store.scheduledPlaces().isEmpty)
+    }
+
+    @Test func aStoreFromBeforePlacesOpensWithEverythingKept() throws {
+        let directory = Directory()
+        do {
+            let store = try Store(directory: directory.url)
+            try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
+        }
+        // Back to the schema 0.4 wrote: through v4, without the place columns.
+        do {
+            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            try database.write { db in
+                try db.execute(sql: """
+                    DROP INDEX notification_place;
+                    ALTER TABLE notification DROP COLUMN placePresence;
+                    ALTER TABLE notification DROP COLUMN place;
+                    DELETE FROM grdb_migrations WHERE identifier = 'v5: places';
+                    """)
+            }
+            try database.close()
+        }
+        let store = try Store(directory: directory.url)
+        #expect(try store.notification(id: "kept")?.alert.title == "Kept")
+        #expect(try store.dueTimes().map(\.id) == ["kept"])
+        try store.write { db in _ = try store.insert(try place("milk"), in: db) }
+        #expect(try store.scheduledPlaces().map(\.id) == ["milk"])
+    }
+}

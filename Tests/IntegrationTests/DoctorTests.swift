@@ -6,7 +6,7 @@ import TestSupport
 @Suite(.timeLimit(.minutes(10)))
 struct DoctorTests {
     /// The keys `chime doctor --json` documents, in order.
-    static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "notificationServer", "badges"]
+    static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "notificationServer", "badges", "places"]
     static let chimedKeys = ["running", "activatable", "owner", "pid", "process", "version", "interface", "interfaceMismatch", "store",
                              "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "localSound",
                              "backup", "recovery"]

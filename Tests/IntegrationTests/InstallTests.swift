@@ -94,6 +94,8 @@ struct InstallTests {
         #expect(expected.contains("/usr/local/share/man/man1/chimed.1"))
         #expect(expected.contains("/etc/xdg/autostart/chimed.desktop"))
         #expect(expected.contains("/usr/local/share/locale/de/LC_MESSAGES/chime.mo"))
+        #expect(expected.contains("/etc/geoclue/conf.d/90-chime.conf"))
+        #expect(expected.contains("/usr/local/share/applications/io.github.chime.Chime.desktop"))
         #expect(filesUnder(root) == expected.union(["/usr/local/share/man/man1/other.1"]))
 
         // The files name where chimed will be, not where it was staged.
@@ -146,6 +148,13 @@ struct InstallTests {
         #expect(entry.status == 0 && entry.stdout.isEmpty && entry.stderr.isEmpty, "\(entry)")
         let entryLines = try String(contentsOf: entryPath, encoding: .utf8).split(separator: "\n")
         #expect(entryLines.contains("X-systemd-skip=true"))
+        // GeoClue knows chimed by the desktop id it gives (io.github.chime.Chime): an entry
+        // of that name for its agent, and a drop-in allowing it.
+        let appEntry = prefix.appendingPathComponent("share/applications/io.github.chime.Chime.desktop")
+        let appCheck = try runCommand(["desktop-file-validate", appEntry.path])
+        #expect(appCheck.status == 0 && appCheck.stdout.isEmpty && appCheck.stderr.isEmpty, "\(appCheck)")
+        let dropIn = try String(contentsOf: prefix.appendingPathComponent("etc/geoclue/conf.d/90-chime.conf"), encoding: .utf8)
+        #expect(dropIn.contains("\n[io.github.chime.Chime]\nallowed=true\nsystem=false\nusers=\n"), "\(dropIn)")
         // Under systemd the user unit starts chimed: the generator that makes units of
         // autostart entries must make none of this one, or the two race at login.
         let generator = "/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator"

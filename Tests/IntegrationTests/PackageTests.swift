@@ -20,6 +20,16 @@ func mayInstallPackages() -> Bool {
 struct PackageTests {
     static let asRoot = rootPrefix
 
+    /// Runs dpkg as root with the XDG data folders at their defaults: another test of this
+    /// process may have pointed XDG_DATA_DIRS at a folder since removed, and the package's
+    /// desktop entries run desktop-file-utils' trigger, which updates every folder named there.
+    static func dpkg(_ arguments: [String]) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_DIRS"] = nil
+        environment["XDG_DATA_HOME"] = nil
+        return try runCommand(asRoot + ["dpkg"] + arguments, environment: environment)
+    }
+
     static let unitLink = "/etc/systemd/user/graphical-session.target.wants/chimed.service"
 
     @Test func packageInstallsFiresThroughActivationAndRemovesCleanly() throws {
@@ -56,9 +66,9 @@ struct PackageTests {
         #expect(built.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) == version.trimmingCharacters(in: .whitespacesAndNewlines),
                 "\(version) \(built)")
 
-        let install = try runCommand(Self.asRoot + ["dpkg", "-i", deb])
+        let install = try Self.dpkg(["-i", deb])
         #expect(install.status == 0, "\(install)")
-        defer { _ = try? runCommand(Self.asRoot + ["dpkg", "--purge", "chime"]) }
+        defer { _ = try? Self.dpkg(["--purge", "chime"]) }
         let systemd = FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl")
         if systemd {
             #expect(FileManager.default.fileExists(atPath: Self.unitLink), "the user unit is enabled for every user")
@@ -77,17 +87,18 @@ struct PackageTests {
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == "/usr/bin/chimed")
         }
 
-        let remove = try runCommand(Self.asRoot + ["dpkg", "--remove", "chime"])
+        let remove = try Self.dpkg(["--remove", "chime"])
         #expect(remove.status == 0, "\(remove)")
-        // Only the conffile stays until purge (Debian policy), inert without chimed.
-        for path in expected where path != "/etc/xdg/autostart/chimed.desktop" {
+        // Only the conffiles (everything under /etc) stay until purge (Debian policy), inert without chimed.
+        for path in expected where !path.hasPrefix("/etc/") {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) left after dpkg --remove")
         }
         // The user unit is gone; whether it was enabled is kept (under /etc) until purge.
         #expect(!FileManager.default.fileExists(atPath: Self.unitLink))
-        let purge = try runCommand(Self.asRoot + ["dpkg", "--purge", "chime"])
+        let purge = try Self.dpkg(["--purge", "chime"])
         #expect(purge.status == 0, "\(purge)")
         #expect(!FileManager.default.fileExists(atPath: "/etc/xdg/autostart/chimed.desktop"))
+        #expect(!FileManager.default.fileExists(atPath: "/etc/geoclue/conf.d/90-chime.conf"))
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: Self.unitLink)) == nil, "\(Self.unitLink) left after purge")
         let status = try runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
         #expect(!status.stdout.contains("installed") || status.stdout.contains("not-installed"), "\(status)")

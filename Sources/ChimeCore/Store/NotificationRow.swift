@@ -5,8 +5,10 @@ internal import GRDB
 extension Store {
     /// The notification a row holds; throws when the row is incomplete or from a newer version.
     func decode(_ row: Row) throws -> ScheduledNotification {
+        let placeData: Data? = row["place"]
         let trigger = try TriggerColumns(kind: row["triggerKind"], instant: row["triggerInstant"], local: row["triggerLocal"],
-                                         zone: row["triggerZone"]).trigger
+                                         zone: row["triggerZone"], place: placeData.map { try decoder.decode(Place.self, from: $0) })
+            .trigger
         let unit: String? = row["repeatUnit"]
         let recurrence = try unit.map { text throws -> Recurrence in
             guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
@@ -24,6 +26,7 @@ extension Store {
         notification.completed = (row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) }
         notification.fireCount = row["fireCount"]
         notification.state = ScheduledNotification.State(rawValue: row["state"]) ?? .done
+        notification.presence = (row["placePresence"] as String?).flatMap(Presence.init(rawValue:))
         return notification
     }
 }
@@ -34,20 +37,24 @@ struct TriggerColumns {
     var instant: Double?
     var local: String?
     var zone: String?
+    /// A place trigger's definition; the columns above stay empty for it.
+    var place: Place?
 
     init(_ trigger: Trigger) {
         switch trigger {
         case .absolute(let date): self.init(kind: "absolute", instant: date.timeIntervalSince1970)
         case .floating(let local): self.init(kind: "floating", local: local.description)
         case .zoned(let local, let zone): self.init(kind: "zoned", local: local.description, zone: zone)
+        case .place(let place): self.init(kind: "place", place: place)
         }
     }
 
-    init(kind: String, instant: Double? = nil, local: String? = nil, zone: String? = nil) {
+    init(kind: String, instant: Double? = nil, local: String? = nil, zone: String? = nil, place: Place? = nil) {
         self.kind = kind
         self.instant = instant
         self.local = local
         self.zone = zone
+        self.place = place
     }
 
     var trigger: Trigger {
@@ -59,6 +66,8 @@ struct TriggerColumns {
                 if let local, let dateTime = LocalDateTime(iso: local) { return .floating(dateTime) }
             case "zoned":
                 if let local, let dateTime = LocalDateTime(iso: local), let zone { return .zoned(dateTime, zone: zone) }
+            case "place":
+                if let place { return .place(place) }
             default:
                 break
             }

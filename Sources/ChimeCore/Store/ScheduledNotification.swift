@@ -34,6 +34,9 @@ public struct ScheduledNotification: Equatable, Sendable {
     public var origin: String?
     /// When Complete was pressed on it or its lineage.
     public var completed: Date?
+    /// For a place trigger: whether the user was last known inside or outside it; nil
+    /// before anything is known. Kept so that a restart does not fire again.
+    public var presence: Presence?
 
     /// A notification not fired yet: scheduled when it has a next fire time, else done.
     public init(id: String, alert: Alert, rule: FireRule, lateLimit: TimeInterval?, created: Date, nextIndex: Int, nextFire: Date?) {
@@ -47,7 +50,9 @@ public struct ScheduledNotification: Equatable, Sendable {
         self.lastFired = nil
         self.origin = nil
         self.completed = nil
+        self.presence = nil
         self.fireCount = 0
-        self.state = nextFire == nil ? .done : .scheduled
+        // A place has no due time: it waits for its crossing.
+        self.state = nextFire == nil && rule.trigger.place == nil ? .done : .scheduled
     }
 }

@@ -13,15 +13,16 @@ extension Store {
         let trigger = TriggerColumns(notification.rule.trigger)
         try transaction.db.cachedStatement(sql: """
             INSERT OR IGNORE INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
-                repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin, place,
+                placePresence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
                 trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
                 notification.rule.calendar, notification.lateLimit, try encoder.encode(notification.alert),
                 notification.nextIndex, notification.nextFire?.timeIntervalSince1970,
                 notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
-                notification.origin,
+                notification.origin, try trigger.place.map { try encoder.encode($0) }, notification.presence?.rawValue,
             ])
         // The primary key refuses a taken id; the caller draws another.
         guard transaction.db.changesCount > 0 else { return false }
@@ -149,7 +150,7 @@ extension Store {
     /// Every scheduled notification, soonest first.
     public func scheduled() throws(StoreError) -> [ScheduledNotification] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM notification WHERE state = 'scheduled' ORDER BY nextFire, id").map(decode)
+            try Row.fetchAll(db, sql: "SELECT * FROM notification WHERE state = 'scheduled' ORDER BY nextFire IS NULL, nextFire, id").map(decode)
         }
     }
 

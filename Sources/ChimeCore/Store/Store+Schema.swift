@@ -103,6 +103,16 @@ extension Store {
                 CREATE INDEX delivery_notificationId ON delivery(notificationId);
                 """)
         }
+        migrator.registerMigration("v5: places") { db in
+            // A place trigger (triggerKind 'place') keeps its definition as JSON and where
+            // the user was last known to be, so a restart does not fire it again. Added
+            // columns only: older rows read them as NULL, and nothing else changes.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN place BLOB;
+                ALTER TABLE notification ADD COLUMN placePresence TEXT;
+                CREATE INDEX notification_place ON notification(state) WHERE triggerKind = 'place';
+                """)
+        }
         return migrator
     }
 }

@@ -26,7 +26,8 @@ import Foundation
 ///   Occurrences may thus share an instant; they never go backwards.
 /// - **The past** is allowed: a first occurrence before now fires at once, as on iOS.
 ///
-/// A rule whose zone or calendar a caller later set to an unknown name has no occurrences.
+/// A rule whose zone or calendar a caller later set to an unknown name has no occurrences,
+/// nor has a place trigger: crossings fire it (``Place``), outside the heap of due times.
 public struct FireRule: Hashable, Sendable {
     /// The first occurrence.
     public var trigger: Trigger
@@ -54,6 +55,9 @@ public struct FireRule: Hashable, Sendable {
         case .zoned(let local, let zone):
             guard TimeZone(identifier: zone) != nil else { throw FieldError("zone", "'\(zone)' is not a known time zone.") }
             try Self.check(local)
+        case .place:
+            // A crossing fires it, not the calendar (regionTriggersOnce says how often).
+            if recurrence != nil { throw FieldError("repeat", "applies to dates; a place fires at its crossings.") }
         }
         self.trigger = trigger
         self.recurrence = recurrence
@@ -121,6 +125,8 @@ public struct FireRule: Hashable, Sendable {
         case .zoned(let local, let zone):
             guard let zone = TimeZone(identifier: zone) else { return nil }
             return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: utcCalendar)
+        case .place:
+            return nil
         }
     }
 

@@ -1,9 +1,11 @@
 import Foundation
 
-/// When a notification first fires: an instant, or a wall-clock time read in a zone.
+/// When a notification first fires: an instant, a wall-clock time read in a zone, or
+/// on reaching or leaving a place.
 ///
 /// These are UILocalNotification's `fireDate` with `timeZone = nil` (an instant), with
-/// `timeZone = defaultTimeZone` (floating), and with a named `timeZone` (zoned).
+/// `timeZone = defaultTimeZone` (floating), and with a named `timeZone` (zoned), and its
+/// `region`: a date or a place, never both.
 public enum Trigger: Hashable, Sendable {
     /// An instant, unaffected by any zone: a countdown ("in 20 minutes").
     case absolute(Date)
@@ -11,4 +13,12 @@ public enum Trigger: Hashable, Sendable {
     case floating(LocalDateTime)
     /// A wall-clock time in a named IANA zone, wherever the machine is.
     case zoned(LocalDateTime, zone: String)
+    /// A crossing of a place's edge; it has no due time and never repeats by the calendar.
+    case place(Place)
+
+    /// The place, for a place trigger.
+    public var place: Place? {
+        if case .place(let place) = self { return place }
+        return nil
+    }
 }

@@ -1,0 +1,223 @@
+import ChimeCore
+import DBus
+import EventLoop
+import Foundation
+import Logging
+
+/// Fires notifications whose trigger is a place, at the crossings GeoClue (regions) and
+/// NetworkManager (networks) report, through the same path as a due date: the
+/// presenter's delivery, a `fired` history event and the `Fired` signal.
+///
+/// Place notifications are not in the scheduler's heap of due times and add no wake-ups.
+/// The system bus is connected only while one exists, and GeoClue's client is held only
+/// while a region does. Without a system bus or the service, they wait (state `waiting`,
+/// and the log says so) and start working when the service appears on the bus. A system
+/// bus that is missing at that moment is tried again at the next place scheduled, or at
+/// the next start; one that goes away stops nothing else.
+final class PlaceTriggers {
+    private let store: Store
+    private let presenter: Presenter
+    private let commits: CommitQueue
+    private let time: Timekeeper
+    private let loop: EventLoop
+    private let logger: Logger
+    private let connect: () throws(DBusError) -> Connection
+    private var system: Connection?
+    private var location: GeoClueClient?
+    private var networks: NetworkManagerClient?
+    /// Whether the last try to reach the system bus failed and was logged.
+    private var systemBusMissingLogged = false
+    /// The scheduled place notifications, by id, with where the user was last known to be.
+    private var places: [String: ScheduledNotification] = [:]
+    /// The last fix, so a region scheduled later learns where the user is at once.
+    private var lastFix: Fix?
+    /// The names of the active networks, once NetworkManager has said.
+    private var activeNetworks: Set<String>?
+
+    /// A place notification fired (after its delivery went to the presenter).
+    var onFired: (ScheduledNotification) -> Void = { _ in }
+
+    init(store: Store, presenter: Presenter, commits: CommitQueue, time: Timekeeper, loop: EventLoop, logger: Logger,
+         connect: @escaping () throws(DBusError) -> Connection = Connection.system) {
+        (self.store, self.presenter, self.commits, self.time, self.loop, self.logger, self.connect) =
+            (store, presenter, commits, time, loop, logger, connect)
+    }
+
+    /// Loads the scheduled place notifications and starts following what they need.
+    func start() throws(StoreError) {
+        for notification in try store.scheduledPlaces() { places[notification.id] = notification }
+        if !places.isEmpty { logger.info("\(places.count) waiting for a place.") }
+        updateSources()
+    }
+
+    /// Takes a newly committed notification; false when it has no place (the scheduler's).
+    func add(_ notification: ScheduledNotification) -> Bool {
+        guard notification.rule.trigger.place != nil else { return false }
+        places[notification.id] = notification
+        updateSources()
+        if isWaiting(notification) {
+            logger.notice("\(notification.id) waits for a location source: \(sourceText(notification)) is not available.")
+        } else {
+            observe(ids: [notification.id])
+        }
+        return true
+    }
+
+    /// Forgets cancelled or completed notifications.
+    func remove(ids: [String]) {
+        let before = places.count
+        for id in ids { places[id] = nil }
+        if places.count != before { updateSources() }
+    }
+
+    /// Whether a place notification waits for its source (GeoClue or NetworkManager).
+    func isWaiting(_ notification: ScheduledNotification) -> Bool {
+        guard notification.state == .scheduled, let place = notification.rule.trigger.place else { return false }
+        if place.isRegion { return ![.starting, .granted].contains(location?.state ?? .unavailable) }
+        return networks?.state != .following
+    }
+
+    /// `locationSource` and `networkSource` for Status.
+    var sourceStates: (location: String, network: String) {
+        let regions = places.values.contains { $0.rule.trigger.place?.isRegion == true }
+        let nets = places.values.contains { $0.rule.trigger.place?.isRegion == false }
+        return (location?.state.rawValue ?? (regions ? "unavailable" : "unused"),
+                networks?.state.rawValue ?? (nets ? "unavailable" : "unused"))
+    }
+
+    // MARK: - Sources
+
+    private func updateSources() {
+        let regions = places.values.compactMap { n -> Region? in
+            if case .region(let region)? = n.rule.trigger.place?.kind { return region } else { return nil }
+        }
+        let nets = places.count - regions.count
+        if !places.isEmpty { connectSystemBus() }
+        if let smallest = regions.map(\.radius).min() {
+            // A quarter of the smallest radius: fine enough to see it crossed, coarse
+            // enough that GeoClue does not wake us for every metre.
+            location?.distanceThreshold = UInt32(min(1000, max(10, smallest / 4)))
+        }
+        location?.wanted = !regions.isEmpty
+        networks?.wanted = nets > 0
+        if regions.isEmpty { lastFix = nil }
+        if nets == 0 { activeNetworks = nil }
+    }
+
+    private func connectSystemBus() {
+        guard system == nil else { return }
+        let connection: Connection
+        do {
+            connection = try connect()
+        } catch {
+            if !systemBusMissingLogged { logger.warning("\(error.message) Place notifications wait for a location source.") }
+            systemBusMissingLogged = true
+            return
+        }
+        systemBusMissingLogged = false
+        connection.attach(to: loop)
+        connection.onDisconnect = { [unowned self] in
+            self.logger.warning("The system bus closed; place notifications wait for it (tried again at the next place scheduled).")
+            self.location = nil
+            self.networks = nil
+            self.system = nil
+        }
+        system = connection
+        let location = GeoClueClient(connection: connection, loop: loop, logger: logger)
+        location.onFix = { [unowned self] fix in self.located(fix) }
+        location.onStateChanged = { [unowned self] state in self.sourceChanged("GeoClue", state.rawValue, regions: true) }
+        let networks = NetworkManagerClient(connection: connection, logger: logger)
+        networks.onChange = { [unowned self] names in self.networksChanged(names) }
+        networks.onStateChanged = { [unowned self] state in self.sourceChanged("NetworkManager", state.rawValue, regions: false) }
+        self.location = location
+        self.networks = networks
+        location.start()
+        networks.start()
+    }
+
+    private func sourceChanged(_ source: String, _ state: String, regions: Bool) {
+        let count = places.values.filter { ($0.rule.trigger.place?.isRegion ?? !regions) == regions }.count
+        guard count > 0 else { return }
+        logger.info("\(source) is \(state); \(count) \(regions ? "region" : "network") notifications \(["granted", "following"].contains(state) ? "follow it" : "wait for a location source").")
+    }
+
+    private func sourceText(_ notification: ScheduledNotification) -> String {
+        guard system != nil else { return "the system bus" }
+        return notification.rule.trigger.place?.isRegion == true ? "GeoClue (\(location?.state.rawValue ?? "unavailable"))" : "NetworkManager"
+    }
+
+    // MARK: - Crossings
+
+    private func located(_ fix: Fix) {
+        lastFix = fix
+        observe(ids: Array(places.keys))
+    }
+
+    private func networksChanged(_ names: Set<String>) {
+        logger.debug("Active networks: \(names.sorted().joined(separator: ", "))")
+        activeNetworks = names
+        observe(ids: Array(places.keys))
+    }
+
+    /// Decides where the user is for each place, firing those crossed.
+    private func observe(ids: [String]) {
+        for id in ids.sorted() {
+            guard let notification = places[id], let place = notification.rule.trigger.place else { continue }
+            let presence: Presence?
+            switch place.kind {
+            case .region(let region):
+                guard let lastFix else { continue }
+                presence = region.presence(of: lastFix, previous: notification.presence)
+            case .network(let name):
+                guard let activeNetworks else { continue }
+                presence = activeNetworks.contains(name) ? .inside : .outside
+            }
+            guard let presence, presence != notification.presence else { continue }
+            if place.fires(from: notification.presence, to: presence) {
+                fire(notification, place, presence)
+            } else {
+                places[id]?.presence = presence
+                commits.stage({ [store] db in try store.recordPresence(id: id, presence, in: db) }, done: { [logger] result in
+                    if case .failure(let error) = result { logger.error("Cannot record where the user is for \(id): \(error)") }
+                })
+            }
+        }
+    }
+
+    private func fire(_ notification: ScheduledNotification, _ place: Place, _ presence: Presence) {
+        let instant = time.now
+        presenter.deliver(id: notification.id, kind: .scheduled, alert: notification.alert, due: instant)
+        var fired = notification
+        fired.lastFired = instant
+        fired.fireCount += 1
+        fired.presence = presence
+        fired.state = place.triggersOnce ? .done : .scheduled
+        let detail = (presence == .inside ? "Entered " : "Left ") + Self.describe(place) + "."
+        logger.info("\(notification.id): \(detail)")
+        let event = HistoryEntry(time: instant, id: notification.id, event: .fired, title: notification.alert.title, detail: detail)
+        commits.stage({ [store] db in
+            try store.recordCrossing(id: notification.id, at: instant, presence: presence, done: place.triggersOnce, in: db)
+            try store.record(event, in: db)
+        }, done: { [logger] result in
+            if case .failure(let error) = result { logger.error("Cannot record the crossing of \(notification.id): \(error)") }
+        })
+        if place.triggersOnce {
+            places[notification.id] = nil
+            updateSources()
+        } else {
+            places[notification.id] = fired
+        }
+        onFired(fired)
+    }
+
+    /// "the region shop (150 m around 52.52,13.405)", "the network Office Wi-Fi".
+    static func describe(_ place: Place) -> String {
+        switch place.kind {
+        case .region(let region):
+            let name = region.identifier.isEmpty ? "" : region.identifier + " "
+            return "the region \(name)(\(Int(region.radius)) m around \(region.latitude),\(region.longitude))"
+        case .network(let name):
+            return "the network \(name)"
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import ChimeAPI
+import DBus
+
+/// `chime add`'s place options: a region (`--near`) or a network (`--on-network`)
+/// instead of a time, sent as `ScheduleSimple`'s `region` or `network` option.
+struct PlaceOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Fire on entering or leaving the circle around a point (GeoClue).", valueName: "LAT,LON"))
+    var near: String?
+
+    @Option(help: ArgumentHelp("The circle's radius for --near, in m or km (default \(Int(PlaceText.defaultRadius))m).", valueName: "DISTANCE"))
+    var radius: String?
+
+    @Option(name: .customLong("on-network"),
+            help: ArgumentHelp("Fire on connecting to a network: a NetworkManager connection id or a Wi-Fi SSID.", valueName: "NAME"))
+    var network: String?
+
+    @Flag(name: .customLong("on-entry"), help: "Fire on entering the place (with --on-exit too: both).")
+    var onEntry = false
+
+    @Flag(name: .customLong("on-exit"), help: "Fire on leaving the place.")
+    var onExit = false
+
+    @Flag(name: .customLong("every-time"), help: "Fire at every crossing, not only the first (regionTriggersOnce false).")
+    var everyTime = false
+
+    /// Whether a place was asked for.
+    var isGiven: Bool { near != nil || network != nil }
+
+    func validate() throws {
+        if near != nil && network != nil { throw ValidationError("give one place: --near or --on-network, not both.") }
+        if !isGiven {
+            let stray = [("--radius", radius != nil), ("--on-entry", onEntry), ("--on-exit", onExit), ("--every-time", everyTime)]
+            if let (flag, _) = stray.first(where: \.1) { throw ValidationError("\(flag) needs a place: --near LAT,LON or --on-network NAME.") }
+        }
+        if let near, PlaceText.coordinates(near) == nil {
+            throw ValidationError("--near '\(near)' is not LAT,LON in degrees, as in 52.5200,13.4050.")
+        }
+        if let radius {
+            guard near != nil else { throw ValidationError("--radius applies to --near, not to --on-network.") }
+            guard PlaceText.metres(radius) != nil else { throw ValidationError("--radius '\(radius)' is not a distance such as 150m or 2km.") }
+        }
+        if let network, network.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--on-network needs a name: a connection id or a Wi-Fi SSID.")
+        }
+    }
+
+    /// The `a{ss}` options that say the place.
+    var options: [(String, String)] {
+        var options: [(String, String)] = []
+        if let near {
+            let metres = radius.flatMap(PlaceText.metres) ?? PlaceText.defaultRadius
+            options.append(("region", near.filter { $0 != " " } + ",\(metres)m"))
+            // Neither flag means both, as CLRegion: leave both out.
+            if onEntry { options.append(("region.notifyOnEntry", "true")) }
+            if onExit { options.append(("region.notifyOnExit", "true")) }
+        } else if let network {
+            options.append(("network", network))
+            // A network place is for arriving unless --on-exit says leaving.
+            options.append(("network.notifyOnEntry", String(onEntry || !onExit)))
+            options.append(("network.notifyOnExit", String(onExit)))
+        }
+        if everyTime { options.append((NotificationKey.regionTriggersOnce.rawValue, "false")) }
+        return options
+    }
+
+    /// Says on standard error when the new notification waits for its location source.
+    func tellIfWaiting(_ id: String, _ client: SchedulerClient) {
+        guard let entries = try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries,
+              HumanText.fields(entries)[.state]?.stringValue == "waiting" else { return }
+        let source = near != nil ? "GeoClue (chime doctor says why)" : "NetworkManager, which is not on the system bus"
+        writeError("\(id) is waiting for a location source: \(source); it fires once that is there.")
+    }
+
+    /// What `chime list` shows for a place notification in its NEXT column.
+    static func describe(_ fields: [NotificationKey: Value]) -> String? {
+        if fields[.state]?.stringValue == "waiting" { return "waiting for a location source" }
+        let place = fields[.region] ?? fields[.network]
+        guard let entries = place?.stringKeyedEntries else { return nil }
+        var values: [String: Value] = [:]
+        for (key, value) in entries { values[key] = value.unwrapped }
+        let entry = values["notifyOnEntry"]?.boolValue ?? true, exit = values["notifyOnExit"]?.boolValue ?? true
+        let crossing = entry && exit ? "entering or leaving" : entry ? "entering" : "leaving"
+        if let name = values["name"]?.stringValue { return "on \(crossing) network \(name)" }
+        guard case .double(let latitude)? = values["latitude"], case .double(let longitude)? = values["longitude"],
+              case .double(let radius)? = values["radius"] else { return nil }
+        let metres = radius >= 1000 ? "\(radius / 1000)km" : "\(Int(radius))m"
+        return "on \(crossing) \(metres) around \(latitude),\(longitude)"
+    }
+}
