@@ -162,6 +162,7 @@ struct StoreFaultTests {
         _ = try session.add("Private", "--in", "1h")
         #expect(try FileManager.default.attributesOfItem(atPath: session.dataDirectory.path)[.posixPermissions] as? Int == 0o700)
         #expect(try FileManager.default.attributesOfItem(atPath: stray.path)[.posixPermissions] as? Int == 0o600)
-        #expect(session.daemonLog.contains("The data folder \(session.dataDirectory.path) had mode 755; it is now 700"), "\(session.daemonLog)")
+        // The line goes through the bus's stderr pipe, which the test reads on its own thread.
+        try session.waitForDaemonLog(containing: "The data folder \(session.dataDirectory.path) had mode 755; it is now 700")
     }
 }
