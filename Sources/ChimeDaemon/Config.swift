@@ -37,11 +37,16 @@ import Foundation
 ///   - neither: pressing the button is only announced (the `ActionInvoked` signal on the
 ///     bus), for the app that is listening.
 ///
+/// - `[App DESKTOP-ID]` turns off what Chime does for one app's notifications:
+///   `Alerts=false` (no popup), `Sounds=false`, `Badges=false` (each true when absent).
+///
 /// Lines starting with `#` are comments. `complete`, `remind` and `default` (a click on
 /// the notification itself) cannot be redefined. Any other group or key is an error,
 /// so a misspelt one is reported instead of ignored.
 struct Config: Equatable, Sendable {
     var categories: [String: Category]
+    /// Per-app switches, by desktop entry id (`[App DESKTOP-ID]`, see ConfigReader+Apps).
+    var apps: [String: AppSettings] = [:]
 
     init(categories: [String: Category] = Category.builtIn) {
         self.categories = categories

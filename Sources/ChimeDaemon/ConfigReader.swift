@@ -18,6 +18,7 @@ struct ConfigReader {
     private enum Group {
         case category(String)
         case action(String)
+        case app(String)
     }
 
     /// The config the file defines, or its first error in the order of the file.
@@ -26,6 +27,7 @@ struct ConfigReader {
         var actions: [String: ActionDefinition] = [:]
         // Defined, even when broken: a category listing it is not told it does not exist.
         var definedActions: Set<String> = []
+        var apps: [String: AppSettings] = [:]
         for group in file.groups {
             switch classify(group) {
             case .category(let name)?:
@@ -33,11 +35,14 @@ struct ConfigReader {
             case .action(let key)?:
                 definedActions.insert(key)
                 if let definition = action(key, group: group) { actions[key] = definition }
+            case .app(let id)?:
+                if let settings = app(id, group: group) { apps[Self.appID(id)] = settings }
             case nil:
                 break
             }
         }
         var config = Config()
+        config.apps = apps
         for (group, name) in categoryGroups {
             if let category = category(name, group: group, actions: actions, defined: definedActions) {
                 config.categories[name] = category
@@ -48,7 +53,7 @@ struct ConfigReader {
     }
 
     private mutating func classify(_ group: String) -> Group? {
-        for (prefix, make) in [("Category", Group.category), ("Action", Group.action)] {
+        for (prefix, make) in [("Category", Group.category), ("Action", Group.action), ("App", Group.app)] {
             guard group == prefix || group.hasPrefix(prefix + " ") else { continue }
             let name = group.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty else {
@@ -57,7 +62,7 @@ struct ConfigReader {
             }
             return make(name)
         }
-        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME] or [Action KEY].")
+        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME], [Action KEY] or [App DESKTOP-ID].")
         return nil
     }
 
@@ -143,7 +148,7 @@ struct ConfigReader {
     // MARK: Values
 
     /// False (and an error) when `group` has a key outside `allowed`.
-    private mutating func checkKeys(_ group: String, allowed: Set<String>) -> Bool {
+    mutating func checkKeys(_ group: String, allowed: Set<String>) -> Bool {
         for key in file.keys(group) where !allowed.contains(key) {
             let known = allowed.sorted().joined(separator: ", ")
             fail(group, key, "[\(group)] has no key '\(key)': its keys are \(known).")
@@ -153,7 +158,7 @@ struct ConfigReader {
     }
 
     /// `.some(nil)` when the key is absent; nil (and an error) when GLib refuses the value.
-    private mutating func string(_ group: String, _ key: String) -> String?? {
+    mutating func string(_ group: String, _ key: String) -> String?? {
         switch file.string(group, key) {
         case .success(let value): return .some(value)
         case .failure(let message):
@@ -181,7 +186,7 @@ struct ConfigReader {
     }
 
     /// Records an error in `group`, at `key`'s line, or at the group's header without one.
-    private mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
+    mutating func fail(_ group: String, _ key: String?, _ sentence: String) {
         let line = key.flatMap { lines.line(of: $0, in: group) } ?? lines.line(of: group)
         let prefix = sentence.hasPrefix("[\(group)]") ? "" : "[\(group)] "
         errors.append(ConfigError(path: path, line: line, message: prefix + sentence))
