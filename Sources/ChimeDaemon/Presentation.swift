@@ -1,4 +1,6 @@
+import ChimeAPI
 import ChimeCore
+import DBus
 
 /// What Chime does when one occurrence comes due: iOS's UIUserNotificationType (alert,
 /// sound, badge). The user's per-app settings and the app in front each allow a subset;
@@ -53,6 +55,12 @@ struct AppSettings: Equatable, Sendable {
         if sounds { allowed.insert(.sound) }
         if badges { allowed.insert(.badge) }
         return allowed
+    }
+
+    /// As `GetAppSettings` answers.
+    var entries: [(String, Value)] {
+        let values: [AppSettingsKey: Bool] = [.alerts: alerts, .sounds: sounds, .badges: badges]
+        return AppSettingsKey.allCases.map { ($0.rawValue, .bool(values[$0] ?? true)) }
     }
 }
 

@@ -280,9 +280,7 @@ final class SchedulerService {
     private func getAppSettings(_ call: MethodCall) throws(DBusError) -> [Value] {
         let app = ConfigReader.appID(call.string(0))
         guard !app.isEmpty else { throw .invalidArgs("app: empty; give a desktop entry id such as org.example.App.") }
-        let settings = presenter.appSettings[app] ?? AppSettings()
-        let values: [AppSettingsKey: Bool] = [.alerts: settings.alerts, .sounds: settings.sounds, .badges: settings.badges]
-        return [.variantDictionary(AppSettingsKey.allCases.map { ($0.rawValue, .bool(values[$0] ?? true)) })]
+        return [.variantDictionary((presenter.appSettings[app] ?? AppSettings()).entries)]
     }
 
     private func invokeAction(_ call: MethodCall) throws(DBusError) -> [Value] {

@@ -24,22 +24,6 @@ struct AppInFrontTests {
         try startApp(session, [packageRoot.appendingPathComponent("Tests/fake-front-app.py").path, Self.app] + mode)
     }
 
-    /// PresentNow for the app, with a sound and a badge; returns the id.
-    func present(_ session: TestSession, _ title: String, app: String = app) throws -> String {
-        let result = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
-                                      "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.PresentNow",
-                                      "{'title': <'\(title)'>, 'desktopEntry': <'\(app)'>, 'sound': <'bell'>, 'badge': <4>}"])
-        guard result.status == 0, let id = result.stdout.split(separator: "'").dropFirst().first else {
-            throw TestFailure.failed("PresentNow: \(result)")
-        }
-        return String(id)
-    }
-
-    /// The app's badge as chimed keeps it.
-    func badge(_ session: TestSession) throws -> String {
-        try session.run(["chime", "badge", "--app", Self.app]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// The history of `id`, oldest first.
     func events(_ session: TestSession, _ id: String) throws -> [String] {
         let json = try session.run(["chime", "log", "--id", id, "--json"]).stdout
@@ -58,11 +42,11 @@ struct AppInFrontTests {
     @Test func theExampleInFrontHandlesItItself() throws {
         let session = try TestSession()
         let example = try startExample(session)
-        let id = try present(session, "Tea")
+        let id = try session.presentNow("Tea", desktopEntry: Self.app)
         #expect(example.stdout.wait(timeout: 60) { $0.contains("In front, so shown here: Tea (\(id))") }, "\(example.stdout.text)")
         try session.waitForDaemonLog(containing: "handled by \(Self.app)")
         #expect(try showMarker(session, after: 0).isEmpty, "no Notify for Tea")
-        #expect(try badge(session) == "0", "no badge")
+        #expect(try session.badge(of: Self.app) == "0", "no badge")
         let log = try session.run(["chime", "log", "--id", id]).stdout
         #expect(log.contains("handled") && log.contains("Handled by \(Self.app), the app in front"), "\(log)")
     }
@@ -70,11 +54,11 @@ struct AppInFrontTests {
     @Test func anAlertOnlyAnswerShowsItWithoutSoundOrBadge() throws {
         let session = try TestSession()
         let example = try startExample(session, "alert")
-        _ = try present(session, "Tea")
+        _ = try session.presentNow("Tea", desktopEntry: Self.app)
         let call = try #require(try session.waitForNotifyCalls(1).first)
         #expect(call.contains("'Tea'"))
         #expect(call.contains("'suppress-sound': <true>") && !call.contains("sound-name"), "\(call)")
-        #expect(try badge(session) == "0")
+        #expect(try session.badge(of: Self.app) == "0")
         #expect(example.stdout.text.contains("Tea"))
     }
 
@@ -86,7 +70,7 @@ struct AppInFrontTests {
         #expect(example.stdout.wait(timeout: 60) { $0.contains("(\(id))") })
         _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
         _ = try monitor.waitForLine(containing: "LauncherEntry.Update")
-        #expect(try badge(session) == "2", "the app asked for its badge")
+        #expect(try session.badge(of: Self.app) == "2", "the app asked for its badge")
         #expect(try showMarker(session, after: 0).isEmpty)
         #expect(try events(session, id) == ["fired", "handled"])
     }
@@ -100,18 +84,18 @@ struct AppInFrontTests {
     func aSlowOrBrokenAppGetsTheUsualPopup(mode: [String], logged: String) throws {
         let session = try TestSession()
         let fake = try startApp(session, [packageRoot.appendingPathComponent("Tests/fake-front-app.py").path, Self.app] + mode)
-        let id = try present(session, "Tea")
+        let id = try session.presentNow("Tea", desktopEntry: Self.app)
         let call = try #require(try session.waitForNotifyCalls(1).first)
         #expect(call.contains("'Tea'") && call.contains("'sound-name': <'bell'>"), "\(call)")
         #expect(fake.stdout.text.contains("WillPresent \(id)"), "the app was asked")
         try session.waitForDaemonLog(containing: logged)
-        #expect(try badge(session) == "4")
+        #expect(try session.badge(of: Self.app) == "4")
     }
 
     @Test func anUnknownWordAmongKnownOnesIsIgnored() throws {
         let session = try TestSession()
         let fake = try startFake(session, "answer", "alert", "frobnicate")
-        _ = try present(session, "Tea")
+        _ = try session.presentNow("Tea", desktopEntry: Self.app)
         let call = try #require(try session.waitForNotifyCalls(1).first)
         #expect(call.contains("'suppress-sound': <true>"), "\(call)")
         try session.waitForDaemonLog(containing: "ignored 'frobnicate'")
@@ -127,7 +111,7 @@ struct AppInFrontTests {
             Name=\(Self.app)
             Exec=/bin/sh -c 'touch \(marker.path); exec /usr/bin/python3 \(packageRoot.path)/docs/examples/front-app.py'
             """.write(to: session.directory.appendingPathComponent("services/\(Self.app).service"), atomically: true, encoding: .utf8)
-        _ = try present(session, "Tea")
+        _ = try session.presentNow("Tea", desktopEntry: Self.app)
         let call = try #require(try session.waitForNotifyCalls(1).first)
         #expect(call.contains("'sound-name': <'bell'>"))
         try session.waitForDaemonLog(containing: "\(Self.app) is not running; not asked")
