@@ -3,9 +3,9 @@
 # more than notify-send; a schedule is durable at thousands per second where `at`
 # manages hundreds; a notification is sent within milliseconds of its due time; an
 # idle chimed never wakes up, however much is scheduled; it starts quickly and
-# stays small with 100,000 scheduled; a button press takes effect at once; and the
-# first call through D-Bus activation is answered about as fast as a trivial C
-# service's. Everything runs as installed: `make install` into a temporary prefix,
+# stays small with 100,000 scheduled; a button press takes effect at once; asking the
+# app in front costs a popup about one bus round trip; and the first call through
+# D-Bus activation is answered about as fast as a trivial C service's. Everything runs as installed: `make install` into a temporary prefix,
 # whose activation file the bus uses. Prints figures; a missed target is not a
 # failure, a tool that errors is.
 #
@@ -38,6 +38,7 @@ idle_count=10000
 large_count=100000
 late_count=200
 press_count=1000
+front_count=500
 late_spread=10
 churn_count=200
 churn_restarts=5
@@ -259,6 +260,18 @@ record press_snooze_p50 "${BASH_REMATCH[1]}"
 record press_snooze_p99 "${BASH_REMATCH[2]}"
 alive "after the presses"
 
+# The app in front: chime-bench is the server again, and the app chimed asks.
+echo "Asking an app in front, $front_count rounds…"
+run_bench front --count "$front_count"
+[[ $bench_line =~ no\ app\ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms.*not\ running\ median\ ([0-9.]+)\ ms.*in\ front\ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] ||
+    chime_die "chime-bench printed '$bench_line'"
+record front_none_p50 "${BASH_REMATCH[1]}"
+record front_none_p99 "${BASH_REMATCH[2]}"
+record front_absent_p50 "${BASH_REMATCH[3]}"
+record front_p50 "${BASH_REMATCH[4]}"
+record front_p99 "${BASH_REMATCH[5]}"
+alive "after asking the app in front"
+
 # The snoozed copies made by the press benchmark count towards the total.
 fill=$((large_count - idle_count - press_count))
 echo "Scheduling $fill more, to $large_count…"
@@ -356,6 +369,11 @@ rows = [
     ("press to command started, p99", f"{float(r['press_command_p99']):.2f} ms", "includes /bin/sh start-up", ""),
     ("press to snooze committed, median", f"{float(r['press_snooze_p50']):.2f} ms", "1000 presses", ""),
     ("press to snooze committed, p99", f"{float(r['press_snooze_p99']):.2f} ms", "upper bound: Ping after the signal", ""),
+    ("PresentNow to Notify, app in front, median", f"{float(r['front_p50']):.2f} ms",
+     f"no app {float(r['front_none_p50']):.2f} ms", f"+{float(r['front_p50']) - float(r['front_none_p50']):.2f} ms WillPresent"),
+    ("PresentNow to Notify, app in front, p99", f"{float(r['front_p99']):.2f} ms",
+     f"no app {float(r['front_none_p99']):.2f} ms", "timeout 250 ms"),
+    ("PresentNow to Notify, app not running, median", f"{float(r['front_absent_p50']):.2f} ms", "NameHasNoOwner from the bus", ""),
     ("due reminders reaching a server, churn", f"{r['churn_delivered']} of {r['churn_due']}", "5 server restarts (SIGKILL)",
      f"{int(r['churn_delivered']) / int(r['churn_due']):.2f} (target 1)"),
     ("copies shown twice, churn", r["churn_copies"], "at most 32 per restart", ""),

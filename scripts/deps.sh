@@ -24,8 +24,9 @@ deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev)
 # libcanberra0: chimed opens it when a server cannot play sounds (SoundTests).
 # locales and libglib2.0-data: a config test reads GLib's messages in German (the
 # de_DE.UTF-8 locale is generated below).
+# python3-gi and gir1.2-glib-2.0: the app in front of docs/examples and its test fakes (Gio).
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
-           desktop-file-utils groff-base locales libglib2.0-data)
+           desktop-file-utils groff-base locales libglib2.0-data python3-gi gir1.2-glib-2.0)
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)

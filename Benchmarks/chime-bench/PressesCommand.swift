@@ -13,10 +13,6 @@ import Glibc
 ///   it reads anything else, so a Ping sent once the daemon's own ActionInvoked signal
 ///   arrives is answered after the commit; that answer bounds the effect from above.
 final class PressesCommand {
-    static let serverName = try! BusName("org.freedesktop.Notifications")
-    static let serverPath = try! ObjectPath("/org/freedesktop/Notifications")
-    static let serverInterface = try! InterfaceName("org.freedesktop.Notifications")
-
     let count: Int
     let action: String
     let output: String?
@@ -32,45 +28,12 @@ final class PressesCommand {
         let loop = EventLoop()
         let connection = try Connection.session()
         connection.attach(to: loop)
-        var nextServerID: UInt32 = 0
-        var notified: [String: UInt32] = [:]   // summary (the Chime id we put in the title) → server id
-        let registration = try connection.export([Interface(Self.serverInterface, methods: [
-            Method(try MemberName("Notify"), inputs: [
-                Argument("app_name", "s"), Argument("replaces_id", "u"), Argument("app_icon", "s"), Argument("summary", "s"),
-                Argument("body", "s"), Argument("actions", "as"), Argument("hints", "a{sv}"), Argument("expire_timeout", "i"),
-            ], outputs: [Argument("id", "u")]) { call in
-                nextServerID += 1
-                notified[call.arguments[3].stringValue ?? ""] = nextServerID
-                return [.uint32(nextServerID)]
-            },
-            Method(try MemberName("GetCapabilities"), outputs: [Argument("capabilities", "as")]) { _ in [.stringArray(["actions", "body"])] },
-            Method(try MemberName("CloseNotification"), inputs: [Argument("id", "u")]) { _ in [] },
-            Method(try MemberName("GetServerInformation"), outputs: [
-                Argument("name", "s"), Argument("vendor", "s"), Argument("version", "s"), Argument("spec_version", "s"),
-            ]) { _ in [.string("chime-bench"), .string("chime"), .string("1"), .string("1.2")] },
-        ])], at: Self.serverPath)
-        guard try connection.requestName(Self.serverName) == .owned else {
-            throw BenchError("org.freedesktop.Notifications is taken; stop the other server first")
-        }
+        let server = try BenchServer(connection: connection)
 
         var echoes: Set<String> = []
         let echo = connection.subscribe(Scheduler1.actionInvoked.matchRule) { message in
             if let id = (try? message.arguments())?.first?.stringValue { echoes.insert(id) }
         }
-        // Runs the loop until `done` holds. The check is a prepare hook registered after the
-        // connection's, so it sees what was just dispatched before the loop would sleep.
-        func wait(_ what: String, until done: @escaping () -> Bool) throws {
-            var timedOut = false
-            let check = loop.prepare { if done() { loop.stop() } }
-            let limit = loop.timeout(afterMilliseconds: 30_000) {
-                timedOut = true
-                loop.stop()
-            }
-            try loop.run()
-            withExtendedLifetime((check, limit)) {}
-            if timedOut { throw BenchError("timed out waiting for \(what)") }
-        }
-
         var pressedAt: [String: (seconds: Int, nanoseconds: Int)] = [:]
         var effects: [Double] = []
         for index in 0..<count {
@@ -80,20 +43,20 @@ final class PressesCommand {
             connection.call(try Scheduler1.presentNow.call(
                 [.variantDictionary([(NotificationKey.title.rawValue, .string(title)), (NotificationKey.category.rawValue, .string("bench"))])]
             )) { result in chimeID = (try? result.get().arguments())?.first?.stringValue ?? "" }
-            try wait("PresentNow \(index)") { chimeID != nil && notified[title] != nil }
-            guard let id = chimeID, !id.isEmpty, let serverID = notified[title] else { throw BenchError("PresentNow \(index) failed") }
+            try loop.wait("PresentNow \(index)") { chimeID != nil && server.notified[title] != nil }
+            guard let id = chimeID, !id.isEmpty, let serverID = server.notified[title] else { throw BenchError("PresentNow \(index) failed") }
 
             let start = Clock.monotonic()
             pressedAt[id] = Clock.realtime()
-            try connection.emit(path: Self.serverPath, interface: Self.serverInterface, member: try MemberName("ActionInvoked"),
+            try connection.emit(path: BenchServer.path, interface: BenchServer.interface, member: try MemberName("ActionInvoked"),
                                 arguments: [.uint32(serverID), .string(action)])
-            try wait("the daemon's ActionInvoked for \(id)") { echoes.contains(id) }
+            try loop.wait("the daemon's ActionInvoked for \(id)") { echoes.contains(id) }
             if output == nil {
                 var answered = false
                 connection.call(try Message.methodCall(destination: ChimeBus.name, path: ChimeBus.path,
                                                        interface: try InterfaceName("org.freedesktop.DBus.Peer"),
                                                        member: try MemberName("Ping"))) { _ in answered = true }
-                try wait("Ping after \(id)") { answered }
+                try loop.wait("Ping after \(id)") { answered }
                 effects.append((Clock.monotonic() - start) * 1000)
             }
         }
@@ -116,7 +79,7 @@ final class PressesCommand {
         }
         let p = Percentiles(effects)
         print("\(count) presses of \(action): median \(fixed(p.value(0.5), 3)) ms, p99 \(fixed(p.value(0.99), 3)) ms")
-        withExtendedLifetime((registration, echo)) {}
+        withExtendedLifetime((server, echo)) {}
     }
 
     private func readFile(_ path: String) -> String? {

@@ -136,11 +136,27 @@ public enum HistoryKey: String, CaseIterable, Sendable {
         case .timestamp: "x: Unix seconds"
         case .id: "s; empty on the one event that sums up a bulk cancel of more than 100"
         case .event: "s: fired, late (shown after a missed time), dropped (missed past its lateLimit), pressed, completed, "
-            + "snoozed, cancelled, expired, closed"
+            + "snoozed, cancelled, expired, closed, handled (the app in front took it: not shown), withheld (its app's "
+            + "alerts are off in the config: not shown)"
         case .title: "s: as it was then"
         case .detail: "s: a sentence, possibly empty"
         case .action: "s: the pressed key"
         case .copy: "s: the id of the snoozed copy"
+        }
+    }
+}
+
+/// The keys of the `a{sv}` `GetAppSettings` answers with: the user's `[App DESKTOP-ID]`
+/// switches, each true unless the config turns it off.
+public enum AppSettingsKey: String, CaseIterable, Sendable {
+    case alerts, sounds, badges
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .alerts: "b: its notifications show (Alerts=)"
+        case .sounds: "b: they play a sound (Sounds=)"
+        case .badges: "b: they set its icon badge (Badges=)"
         }
     }
 }

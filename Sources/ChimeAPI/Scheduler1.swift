@@ -70,7 +70,8 @@ public enum Scheduler1 {
     public static let setBadge = MethodDeclaration(
         "SetBadge", in: ["desktopEntry": "s", "count": "u"],
         "Sets an app's icon badge (0 hides it), announced to docks with com.canonical.Unity.LauncherEntry.Update for "
-            + "application://DESKTOPENTRY.desktop. A notification with badge and desktopEntry sets it when it shows; "
+            + "application://DESKTOPENTRY.desktop. A notification with badge and desktopEntry sets it when it fires, unless its "
+            + "app's settings (Badges=false) or the app in front (WillPresent) say otherwise; "
             + "Complete lowers it by one.")
     public static let getBadge = MethodDeclaration(
         "GetBadge", in: ["desktopEntry": "s"], out: ["count": "u"],
@@ -79,11 +80,16 @@ public enum Scheduler1 {
         "InvokeAction", in: ["id": "s", "action": "s"],
         "Runs an action as if its button had been pressed: for servers without buttons (no \"actions\" capability) and "
             + "for scripts. InvalidArgs names the keys it has.")
+    public static let getAppSettings = MethodDeclaration(
+        "GetAppSettings", in: ["app": "s"], out: ["settings": "a{sv}"],
+        "What the user's config allows the notifications of app (a desktop entry id) to do "
+            + "(registerUserNotificationSettings): " + describe(AppSettingsKey.allCases.map { ($0.rawValue, $0.summary) })
+            + ". Any id is answered, all true when the config has no [App] group for it; an empty one is InvalidArgs.")
 
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, status, setBadge, getBadge,
-        invokeAction,
+        invokeAction, getAppSettings,
     ]
 
     /// The method called `name`, nil when there is none.
@@ -95,7 +101,8 @@ public enum Scheduler1 {
 
     public static let fired = SignalDeclaration(
         "Fired", ["id": "s", "notification": "a{sv}"],
-        "A scheduled notification was shown (didReceiveLocalNotification); notification as Get describes it, plus lateBy "
+        "A scheduled notification fired (didReceiveLocalNotification): it is shown, unless the app in front took it "
+            + "(io.github.chime.Presenter1.WillPresent) or its app's alerts are off; notification as Get describes it, plus lateBy "
             + "(\(NotificationKey.lateBy.summary)).")
     public static let completed = SignalDeclaration(
         "Completed", ["id": "s"],

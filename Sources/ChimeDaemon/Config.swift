@@ -44,6 +44,9 @@ import Foundation
 ///   built-in, shown where room is short (a transient notification); without it the
 ///   first two buttons are.
 ///
+/// - `[App DESKTOP-ID]` turns off what Chime does for one app's notifications:
+///   `Alerts=false` (no popup), `Sounds=false`, `Badges=false` (each true when absent).
+///
 /// `Label[LANG]=` gives a label in another language (`Label[de]=`), picked when shown.
 /// Lines starting with `#` are comments. `default` (a click on the notification itself)
 /// cannot be defined; `[Action complete]` and `[Action remind]` may only relabel the
@@ -52,6 +55,8 @@ import Foundation
 /// so a misspelt one is reported instead of ignored.
 struct Config: Equatable, Sendable {
     var categories: [String: Category]
+    /// Per-app switches, by desktop entry id (`[App DESKTOP-ID]`, see ConfigReader+Apps).
+    var apps: [String: AppSettings] = [:]
 
     init(categories: [String: Category] = Category.builtIn) {
         self.categories = categories

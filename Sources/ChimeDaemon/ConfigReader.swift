@@ -18,6 +18,7 @@ struct ConfigReader {
     private enum Group {
         case category(String)
         case action(String)
+        case app(String)
     }
 
     /// The config the file defines, or its first error in the order of the file.
@@ -26,6 +27,7 @@ struct ConfigReader {
         var actions: [String: ActionDefinition] = [:]
         // Defined, even when broken: a category listing it is not told it does not exist.
         var definedActions: Set<String> = []
+        var apps: [String: AppSettings] = [:]
         for group in file.groups {
             switch classify(group) {
             case .category(let name)?:
@@ -37,11 +39,14 @@ struct ConfigReader {
                 definedActions.insert(key)
                 if let definition = action(key, group: group).flatMap({ translated($0, group: group) })
                     .flatMap({ withOptions($0, group: group) }) { actions[key] = definition }
+            case .app(let id)?:
+                if let settings = app(id, group: group) { apps[Self.appID(id)] = settings }
             case nil:
                 break
             }
         }
         var config = Config()
+        config.apps = apps
         for (group, name) in categoryGroups {
             if let category = category(name, group: group, actions: actions, defined: definedActions)
                 .flatMap({ withMinimalActions($0, group: group, actions: actions) }) {
@@ -54,7 +59,7 @@ struct ConfigReader {
     }
 
     private mutating func classify(_ group: String) -> Group? {
-        for (prefix, make) in [("Category", Group.category), ("Action", Group.action)] {
+        for (prefix, make) in [("Category", Group.category), ("Action", Group.action), ("App", Group.app)] {
             guard group == prefix || group.hasPrefix(prefix + " ") else { continue }
             let name = group.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty else {
@@ -63,7 +68,7 @@ struct ConfigReader {
             }
             return make(name)
         }
-        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME] or [Action KEY].")
+        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME], [Action KEY] or [App DESKTOP-ID].")
         return nil
     }
 

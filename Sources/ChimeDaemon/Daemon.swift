@@ -53,7 +53,8 @@ public final class Daemon {
         switch Config.load(from: url) {
         case .success(let config):
             presenter.categories = config.categories
-            logger.info("Config \(url.path): \(config.categories.count) categories.")
+            presenter.appSettings = config.apps
+            logger.info("Config \(url.path): \(config.categories.count) categories, \(config.apps.count) app settings.")
         case .failure(let error):
             logger.error("\(error) Keeping the last good config.")
         }
@@ -136,6 +137,7 @@ public final class Daemon {
             loadConfig()
             registration = try connection.export([service.interface], at: ChimeBus.path)
             presenter.sounds = SoundPlayer(logger: logger)
+            presenter.frontApp = FrontApp(connection: connection, logger: logger)
             try presenter.start()
             try client.start()
             try scheduler.start()

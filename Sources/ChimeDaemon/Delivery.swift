@@ -5,7 +5,8 @@ final class Delivery {
     enum State {
         /// For a server, a free slot, or its next try.
         case waiting
-        /// A `Notify` for it is in flight.
+        /// Being decided (its app asked whether it is in front), or a `Notify` for it is
+        /// in flight.
         case sent
         /// The server returned this id for it.
         case shown(serverID: UInt32)
@@ -21,7 +22,7 @@ final class Delivery {
     var state: State = .waiting
     /// A row for it is in the store (or staged for the next commit).
     var durable: Bool
-    /// Cancelled while a `Notify` for it was in flight: forget it whatever the answer.
+    /// Cancelled while it was sent: forget it whatever the answer.
     var withdrawn = false
     /// A press on it was handled: a second one (servers that keep the popup) is not.
     var pressed = false

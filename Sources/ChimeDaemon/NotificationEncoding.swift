@@ -40,25 +40,41 @@ enum NotificationEncoding {
         if let lateLimit = notification.lateLimit { entries.append((.lateLimit, .double(lateLimit))) }
         if let origin = notification.origin { entries.append((.origin, .string(origin))) }
         if let completed = notification.completed { entries.append((.completed, .int64(seconds(completed)))) }
-        if let badge = alert.badge { entries.append((.badge, .int32(Int32(clamping: badge)))) }
-        if let entry = alert.desktopEntry { entries.append((.desktopEntry, .string(entry))) }
-        if let image = alert.image { entries.append((.image, .string(image))) }
-        if let category = alert.category { entries.append((.category, .string(category))) }
-        if let label = alert.defaultAction { entries.append((.defaultAction, .string(label))) }
-        if let domain = alert.textDomain { entries.append((.textDomain, .string(domain))) }
-        if let expires = alert.expires { entries.append((.expires, .int32(expires))) }
+        entries += fields(of: alert)
+        return entries.map { ($0.0.rawValue, $0.1) }
+    }
+
+    /// A notification as `WillPresent` hands it to the app in front: its id and what it shows.
+    static func alertEntries(_ id: String, _ alert: Alert) -> [(String, Value)] {
+        let entries: [(NotificationKey, Value)] = [
+            (.id, .string(id)), (.title, .string(alert.title)), (.body, .string(alert.body)),
+            (.urgency, .byte(alert.urgency.rawValue)), (.appName, .string(alert.appName)),
+        ]
+        return (entries + fields(of: alert)).map { ($0.0.rawValue, $0.1) }
+    }
+
+    /// The alert's optional fields, then its userInfo.
+    private static func fields(of alert: Alert) -> [(NotificationKey, Value)] {
+        var fields: [(NotificationKey, Value)] = []
+        if let badge = alert.badge { fields.append((.badge, .int32(Int32(clamping: badge)))) }
+        if let entry = alert.desktopEntry { fields.append((.desktopEntry, .string(entry))) }
+        if let image = alert.image { fields.append((.image, .string(image))) }
+        if let category = alert.category { fields.append((.category, .string(category))) }
+        if let label = alert.defaultAction { fields.append((.defaultAction, .string(label))) }
+        if let domain = alert.textDomain { fields.append((.textDomain, .string(domain))) }
+        if let expires = alert.expires { fields.append((.expires, .int32(expires))) }
         switch alert.sound {
         case .serverDefault: break
-        case .none: entries.append((.sound, .string("none")))
-        case .themed(let name): entries.append((.sound, .string(name)))
-        case .file(let path): entries.append((.sound, .string(path)))
+        case .none: fields.append((.sound, .string("none")))
+        case .themed(let name): fields.append((.sound, .string(name)))
+        case .file(let path): fields.append((.sound, .string(path)))
         }
         if !alert.actions.isEmpty {
-            entries.append((.actions, .array(element: "(ss)", alert.actions.map { .structure([.string($0.key), .string($0.label)]) })))
+            fields.append((.actions, .array(element: "(ss)", alert.actions.map { .structure([.string($0.key), .string($0.label)]) })))
         }
-        if let options = ActionOptionsDecoding.encode(alert.actions) { entries.append((.actionOptions, options)) }
-        entries.append((.userInfo, userInfo(alert.userInfo)))
-        return entries.map { ($0.0.rawValue, $0.1) }
+        if let options = ActionOptionsDecoding.encode(alert.actions) { fields.append((.actionOptions, options)) }
+        fields.append((.userInfo, userInfo(alert.userInfo)))
+        return fields
     }
 
     /// A notification that is due but waits for a notification server, as `List` shows it.

@@ -48,7 +48,9 @@ final class Presenter {
     private var latest: [String: Int64] = [:]
     /// Waiting deliveries in the order they are to be sent.
     var queue: Deque<Int64> = []
-    private var inFlight = 0
+    /// Deliveries being decided (the app in front asked) or with a `Notify` in flight.
+    var inFlight = 0
+    private var pumping = false
     var nextSeq: Int64 = 1
     var onScreen = OnScreen(limit: Presenter.maxTracked)
     var retryTimer: AnyObject?
@@ -63,6 +65,12 @@ final class Presenter {
     lazy var texts = ShownTexts(logger: logger)
     /// Plays sounds the server cannot: set when libcanberra is there.
     var sounds: SoundPlayer?
+    /// The user's per-app switches (`[App DESKTOP-ID]`), by desktop entry id.
+    var appSettings: [String: AppSettings] = [:]
+    /// Asks the app a notification speaks for whether it is in front; nil asks nobody.
+    var frontApp: FrontAppAsking?
+    /// A delivery's badge is to be set: the decision for it allowed one.
+    var onBadge: (Alert) -> Void = { _ in }
     /// A button (or the notification itself) was pressed, for the first time on that popup.
     var onPress: (Press) -> Void = { _ in }
     /// A notification Chime showed left the screen.
@@ -198,6 +206,10 @@ final class Presenter {
 
     /// Sends what waits, in order, while there is a server and a free slot.
     func pump() {
+        // A delivery decided at once frees its slot inside the loop below, which goes on.
+        guard !pumping else { return }
+        pumping = true
+        defer { pumping = false }
         let clock = time.monotonic
         var postponed: [Int64] = []
         while canSendNow, let seq = queue.popFirst() {
@@ -217,7 +229,16 @@ final class Presenter {
     }
 
     private func send(_ delivery: Delivery) {
-        var alert = shownOnServer(delivery.stored.alert)
+        delivery.state = .sent
+        inFlight += 1
+        let seq = delivery.stored.seq
+        // What of it Chime still does: the app's settings and the app in front say (Presenter+Presentation).
+        decide(delivery) { [unowned self] decision in self.decided(seq, decision) }
+    }
+
+    /// Sends `Notify` for a delivery whose popup was allowed, with what else was.
+    func post(_ delivery: Delivery, _ presentation: Presentation) {
+        var alert = presentation.shaping(shownOnServer(delivery.stored.alert))
         let lateBy = time.now.timeIntervalSince(delivery.stored.due)
         if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
             let note = localized("Due %1$s ago.", LateText.spoken(lateBy))
@@ -230,8 +251,6 @@ final class Presenter {
         // A server without the sound capability ignores the hints; play it here, and
         // only here, so it never sounds twice.
         if !request.serverPlaysSound { sounds?.play(alert.sound, for: delivery.stored.id) }
-        delivery.state = .sent
-        inFlight += 1
         let seq = delivery.stored.seq
         server.notify(request) { [unowned self] result in self.answered(seq, result) }
     }

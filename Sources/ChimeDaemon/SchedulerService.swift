@@ -41,9 +41,16 @@ final class SchedulerService {
         // Unowned: the handler holds the presenter, and this service holds the handler.
         presenter.onPress = { [unowned presses] press in presses.pressed(press) }
         presenter.onClosed = { [unowned presses] closing in presses.closed(closing) }
-        scheduler.onFired = { notification, lateBy, shown in
+        // A badge follows what was decided for the occurrence (per-app settings, the app in front).
+        presenter.onBadge = { alert in badges.apply(of: alert) }
+        scheduler.onFired = { [unowned presenter] notification, lateBy, shown in
             guard shown else { return }
-            badges.apply(of: notification.alert)
+            // A late one folded into a summary of missed ones is not presented by itself:
+            // its badge is set here, if its app's settings allow.
+            if lateBy > Presenter.lateThreshold, presenter.alert(for: notification.id) == nil,
+               presenter.settings(of: notification.alert).badges {
+                badges.apply(of: notification.alert)
+            }
             signals.fired(notification.id, NotificationEncoding.entries(notification, zone: TimeZone.current), lateBy: lateBy)
         }
     }
@@ -79,6 +86,7 @@ final class SchedulerService {
             (Scheduler1.setBadge, .later(setBadge)),
             (Scheduler1.getBadge, .now(getBadge)),
             (Scheduler1.invokeAction, .now(invokeAction)),
+            (Scheduler1.getAppSettings, .now(getAppSettings)),
         ]
     }
 
@@ -135,7 +143,6 @@ final class SchedulerService {
         while presenter.alert(for: id) != nil { id = NotificationID.random() }
         try presenter.present(alert, id: id)
         logger.info("Presenting \(id): \(alert.title)")
-        badges.apply(of: alert)
         return id
     }
 
@@ -271,6 +278,12 @@ final class SchedulerService {
 
     private func getBadge(_ call: MethodCall) throws(DBusError) -> [Value] {
         [.uint32(UInt32(clamping: try badges.count(of: try Badges.desktopEntry(call.string(0)))))]
+    }
+
+    private func getAppSettings(_ call: MethodCall) throws(DBusError) -> [Value] {
+        let app = ConfigReader.appID(call.string(0))
+        guard !app.isEmpty else { throw .invalidArgs("app: empty; give a desktop entry id such as org.example.App.") }
+        return [.variantDictionary((presenter.appSettings[app] ?? AppSettings()).entries)]
     }
 
     private func invokeAction(_ call: MethodCall) throws(DBusError) -> [Value] {

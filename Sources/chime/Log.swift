@@ -13,7 +13,8 @@ struct Log: ParsableCommand {
             Events: fired; late (shown after a missed time, as when the machine was off); \
             dropped (missed by more than its --late-limit); pressed (ACTION is the button's \
             key); completed; snoozed (ACTION names the new one-shot copy); cancelled; \
-            expired; closed. Scheduling is not an event: chime list shows what is to come. \
+            expired; closed; handled (the app in front took it, so it was not shown); \
+            withheld (Alerts=false for its app in the config). Scheduling is not an event: chime list shows what is to come. \
             chimed keeps the newest \(maximumLimit) events; a bulk cancel of more than 100 is one \
             event with no id. Times are local, in the locale's format.
 

@@ -6,9 +6,7 @@ import TestSupport
 @Suite(.timeLimit(.minutes(10)))
 struct ConfigFileTests {
     func writeConfig(_ session: TestSession, _ text: String) throws {
-        let directory = session.directory.appendingPathComponent("config/chime")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try text.write(to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        try session.writeConfig(text)
     }
 
     /// Waits for a file a command writes; nothing announces it, so this looks again briefly.

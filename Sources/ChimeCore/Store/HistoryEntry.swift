@@ -30,6 +30,10 @@ public struct HistoryEntry: Equatable, Sendable {
         case retried
         /// It could not be delivered after the last retry; `detail` says why.
         case gaveUp = "gave up"
+        /// The app it speaks for was in front and took it (`WillPresent`): not shown.
+        case handled
+        /// Not shown: the user's config turns off its app's alerts (`Alerts=false`).
+        case withheld
     }
 
     /// When it happened.

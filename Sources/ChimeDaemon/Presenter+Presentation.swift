@@ -1,0 +1,62 @@
+import ChimeCore
+
+/// The presenter's one step before `Notify`: what of an occurrence Chime still does, by
+/// the user's per-app settings (`[App DESKTOP-ID]`) and the app in front
+/// (``FrontApp``). Both must allow a thing for it to happen.
+extension Presenter {
+    /// The user's switches for the app `alert` speaks for; all on without one.
+    func settings(of alert: Alert) -> AppSettings {
+        alert.desktopEntry.flatMap { appSettings[$0] } ?? AppSettings()
+    }
+
+    /// Decides for `delivery`; `then` runs once, at once or when its app answered.
+    ///
+    /// Chime's own notices and notifications without a `desktopEntry` speak for no app:
+    /// they show as usual. An app whose settings allow nothing is not asked.
+    func decide(_ delivery: Delivery, then: @escaping (PresentationDecision) -> Void) {
+        guard delivery.stored.kind != .notice, let app = delivery.stored.alert.desktopEntry else { return then(.usual) }
+        let settings = settings(of: delivery.stored.alert)
+        guard let frontApp, !settings.allowed.isEmpty else {
+            return then(.combining(settings: settings, app: app, answer: nil))
+        }
+        frontApp.ask(app, id: delivery.stored.id, alert: delivery.stored.alert) { answer in
+            then(.combining(settings: settings, app: app, answer: answer))
+        }
+    }
+
+    /// Carries out a decision for the delivery `seq`, which holds a slot until here.
+    func decided(_ seq: Int64, _ decision: PresentationDecision) {
+        guard let delivery = deliveries[seq], !delivery.withdrawn else {
+            // Cancelled while its app was asked: nothing of it is done.
+            if let delivery = deliveries[seq] { remove(delivery) }
+            inFlight -= 1
+            return pump()
+        }
+        if decision.presentation.contains(.badge) { onBadge(delivery.stored.alert) }
+        guard decision.presentation.contains(.alert) else {
+            inFlight -= 1
+            withhold(delivery, decision)
+            return pump()
+        }
+        post(delivery, decision.presentation)
+    }
+
+    /// Ends a delivery that is not shown: its history says who took the popup away.
+    private func withhold(_ delivery: Delivery, _ decision: PresentationDecision) {
+        let id = delivery.stored.id
+        // With no popup to carry it, the sound (if allowed) is Chime's to play.
+        if decision.presentation.contains(.sound) { sounds?.play(delivery.stored.alert.sound, for: id) }
+        let did = decision.presentation.isEmpty ? "" : "; Chime still did: \(decision.presentation)"
+        switch decision.withheld {
+        case .settings(let app)?:
+            logger.info("Notification \(id) not shown: [App \(app)] has Alerts=false in the config\(did).")
+            record(delivery, .withheld, "Not shown: [App \(app)] has Alerts=false in the config\(did).")
+        case .app(let app)?:
+            logger.info("Notification \(id) handled by \(app), the app in front\(did).")
+            record(delivery, .handled, "Handled by \(app), the app in front (WillPresent)\(did).")
+        case nil:
+            break
+        }
+        discard(delivery)
+    }
+}
