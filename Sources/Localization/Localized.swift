@@ -10,7 +10,7 @@ public let chimeDomain = "chime"
 /// `localized`); Swift's interpolation cannot be a msgid, so a message with values is a
 /// format string with positional arguments a translation may reorder.
 public func localized(_ msgid: StaticString, _ arguments: any CustomStringConvertible...) -> String {
-    let translated = "\(msgid)".withCString { String(cString: dgettext(chimeDomain, $0)) }
+    let translated = Localization.isOff ? "\(msgid)" : "\(msgid)".withCString { String(cString: dgettext(chimeDomain, $0)) }
     return FormatString.fill(translated, arguments.map(\.description))
 }
 
@@ -18,6 +18,7 @@ public func localized(_ msgid: StaticString, _ arguments: any CustomStringConver
 /// picks (ngettext), filled like ``localized(_:_:)``.
 public func pluralized(_ singular: StaticString, _ plural: StaticString, count: Int,
                        _ arguments: any CustomStringConvertible...) -> String {
+    guard !Localization.isOff else { return FormatString.fill("\(count == 1 ? singular : plural)", arguments.map(\.description)) }
     let translated = "\(singular)".withCString { one in
         "\(plural)".withCString { many in
             String(cString: dngettext(chimeDomain, one, many, UInt(clamping: count)))
@@ -39,6 +40,16 @@ public enum Localization {
     public static func start() -> CatalogueSearch.Result {
         setlocale(cgettext_LC_MESSAGES, "")
         return CatalogueSearch().bind(chimeDomain)
+    }
+
+    /// Whether ``localized(_:_:)`` and ``pluralized(_:_:count:_:)`` give the English text now.
+    @TaskLocal static var isOff = false
+
+    /// What `body` returns, with Chime's words in English whatever the session's language:
+    /// for a sentence that also goes into JSON output, which scripts read and which never
+    /// changes with the language.
+    public static func untranslated<T>(_ body: () throws -> T) rethrows -> T {
+        try $isOff.withValue(true, operation: body)
     }
 
     /// The languages messages are looked up in, most wanted first; empty in the C locale.

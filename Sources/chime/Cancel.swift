@@ -1,5 +1,6 @@
 import JSON
 import ArgumentParser
+import Localization
 
 /// `chime cancel`: unschedule by id, all, or by a userInfo entry.
 struct Cancel: ParsableCommand {
@@ -32,9 +33,9 @@ struct Cancel: ParsableCommand {
 
     func validate() throws {
         let forms = [!ids.isEmpty, all, match != nil].filter { $0 }.count
-        guard forms == 1 else { throw ValidationError("give ids, --all or --match KEY=VALUE (one of them).") }
+        guard forms == 1 else { throw ValidationError(localized("give ids, --all or --match KEY=VALUE (one of them).")) }
         if let match, !match.contains("=") || match.hasPrefix("=") {
-            throw ValidationError("malformed --match '\(match)': expected KEY=VALUE.")
+            throw ValidationError(localized("malformed --match '%1$s': expected KEY=VALUE.", match))
         }
     }
 
@@ -54,7 +55,7 @@ struct Cancel: ParsableCommand {
             print(JSONText.object([("count", .integer(count))]).rendered())
         } else if ids.isEmpty {
             // By id it is silent, as rm is: the ids were given, and each one was there.
-            print("Cancelled \(count).")
+            print(pluralized("Cancelled %1$d.", "Cancelled %1$d.", count: Int(clamping: count), count))
         }
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
+import ChimeAPI
 import DBus
 import Glibc
+import Localization
 
 /// The exit statuses `chime --help` documents, from sysexits(3) where one fits.
 enum ExitStatus {
@@ -29,14 +31,21 @@ func fail(_ message: String, _ status: ExitCode) -> ExitCode {
 /// Maps a D-Bus error from the bus or chimed to a message and exit status. Errors that
 /// may mean another interface version go through ``SchedulerClient/failure(_:calling:_:)``
 /// first, which tells them apart from bad input by the daemon's introspection.
-func fail(_ error: DBusError) -> ExitCode {
+///
+/// chimed's messages are its API and stay English; the sentences chime says itself, or
+/// says in chimed's place when it knows the error (`id`: the one the call named), are
+/// in the session's language.
+func fail(_ error: DBusError, about id: String? = nil) -> ExitCode {
     switch error.name {
     case DBusError.invalidArgsName:
         return fail(error.message, ExitStatus.usage)
+    case ChimeError.notFound where id != nil:
+        return fail(localized("No notification has the id '%1$s'.", id ?? ""), ExitStatus.failure)
     case DBusError.serviceUnknownName, DBusError.noReplyName, "org.freedesktop.DBus.Error.Disconnected",
          "org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.ExecFailed",
          "org.freedesktop.DBus.Error.Spawn.ChildSignaled", "org.freedesktop.DBus.Error.NameHasNoOwner":
-        return fail("chimed is not reachable: \(error.message)", ExitStatus.unavailable)
+        // TRANSLATORS: %1$s is the bus's or libdbus's reason, in English.
+        return fail(localized("chimed is not reachable: %1$s", error.message), ExitStatus.unavailable)
     default:
         return fail(error.message, ExitStatus.failure)
     }

@@ -1,6 +1,7 @@
 import CDesktopLibs
 import ChimeAPI
 import DBus
+import Localization
 
 /// A running chimed that speaks another version of ``ChimeAPI/Scheduler1`` than
 /// this chime: an older daemon still running after an upgrade, say. What it serves,
@@ -63,28 +64,43 @@ struct InterfaceMismatch: Equatable {
         guard let theirs = node.interfaces[Scheduler1.name.rawValue] else { return [] }
         return methods.compactMap { method in
             switch theirs[method.name.rawValue] {
-            case nil: "it has no method \(method.name)"
+            case nil: localized("it has no method %1$s", method.name)
             case method.inputSignature?: nil
-            case let signature?: "its \(method.name) takes (\(signature)), this chime sends (\(method.inputSignature))"
+            // TRANSLATORS: %2$s and %3$s are D-Bus type signatures, such as sssa{ss}.
+            case let signature?: localized("its %1$s takes (%2$s), this chime sends (%3$s)", method.name, signature, method.inputSignature)
             }
         }
     }
 
-    /// One sentence: what runs, what it lacks, and how to replace it.
+    /// One sentence in English: what runs, what it lacks, and how to replace it (for
+    /// `chime doctor --json`, whose text does not change with the language).
     var sentence: String {
+        Localization.untranslated { localizedSentence }
+    }
+
+    /// The same sentence in the session's language.
+    var localizedSentence: String {
         let ours = Scheduler1.name.rawValue
-        var daemon = "The running chimed" + (version.map { " " + $0 } ?? "")
-        if let pid { daemon += " (pid \(pid)" + (process.map { $0 == "chimed" ? "" : ", " + $0 } ?? "") + ")" }
-        if version == nil { daemon += ", of unknown version (it has no Version property)," }
+        var daemon = version.map { localized("The running chimed %1$s", $0) } ?? localized("The running chimed")
+        if let pid {
+            daemon = process.flatMap { $0 == "chimed" ? nil : $0 }.map { localized("%1$s (pid %2$s, %3$s)", daemon, pid, $0) }
+                ?? localized("%1$s (pid %2$s)", daemon, pid)
+        }
+        if version == nil { daemon = localized("%1$s, of unknown version (it has no Version property),", daemon) }
         let problem: String
         if implementsInterface == false {
-            let offers = otherInterfaces.isEmpty ? "" : " (it offers \(otherInterfaces.joined(separator: ", ")))"
-            problem = "\(daemon) does not implement \(ours), the interface this chime \(chimeVersion) speaks\(offers)"
+            let offers = otherInterfaces.joined(separator: ", ")
+            problem = offers.isEmpty
+                ? localized("%1$s does not implement %2$s, the interface this chime %3$s speaks", daemon, ours, chimeVersion)
+                : localized("%1$s does not implement %2$s, the interface this chime %3$s speaks (it offers %4$s)",
+                            daemon, ours, chimeVersion, offers)
         } else {
-            problem = "\(daemon) speaks another version of \(ours) than this chime \(chimeVersion)" + (detail.map { " (\($0))" } ?? "")
+            problem = detail.map { localized("%1$s speaks another version of %2$s than this chime %3$s (%4$s)", daemon, ours, chimeVersion, $0) }
+                ?? localized("%1$s speaks another version of %2$s than this chime %3$s", daemon, ours, chimeVersion)
         }
-        return problem + "; restart it with 'systemctl --user restart chimed.service', "
-            + "or 'pkill -x chimed' and let the next chime command start the new one."
+        return localized(
+            "%1$s; restart it with 'systemctl --user restart chimed.service', or 'pkill -x chimed' and let the next chime command start the new one.",
+            problem)
     }
 }
 
@@ -97,7 +113,8 @@ extension InterfaceMismatch {
         otherInterfaces = node.interfaces.keys.filter { $0.hasPrefix("io.github.chime.") && $0 != ours }.sorted()
         let differences = Self.differences(node, in: methods)
         detail = differences.first.map { first in
-            differences.count == 1 ? first : first + ", and \(differences.count - 1) more of its methods differ"
+            differences.count == 1 ? first : pluralized("%1$s, and %2$d more of its methods differ", "%1$s, and %2$d more of its methods differ",
+                                                        count: differences.count - 1, first, differences.count - 1)
         }
     }
 }

@@ -1,6 +1,7 @@
 import JSON
 import ArgumentParser
 import ChimeAPI
+import Localization
 
 /// `chime log`: what happened to notifications, newest first.
 struct Log: ParsableCommand {
@@ -41,7 +42,7 @@ struct Log: ParsableCommand {
 
     func validate() throws {
         if let limit, !(1...Self.maximumLimit).contains(limit) {
-            throw ValidationError("--limit must be between 1 and \(Self.maximumLimit), not \(limit).")
+            throw ValidationError(localized("--limit must be between 1 and %1$d, not %2$d.", Self.maximumLimit, limit))
         }
     }
 
@@ -53,15 +54,18 @@ struct Log: ParsableCommand {
             return
         }
         guard !events.isEmpty else {
-            print(id == nil ? "Nothing has happened yet." : "Nothing has happened to \(id ?? "") yet.")
+            print(id.map { localized("Nothing has happened to %1$s yet.", $0) } ?? localized("Nothing has happened yet."))
             return
         }
         let rows = events.map { event -> [String] in
-            let action = event.action ?? event.copy.map { "as " + $0 } ?? "-"
+            // TRANSLATORS: in chime log's ACTION column: %1$s is the id of the snoozed copy.
+            let action = event.action ?? event.copy.map { localized("as %1$s", $0) } ?? "-"
             return [HumanText.localTime(event.timestamp), event.event, event.id.isEmpty ? "-" : event.id,
                     action, event.title + (event.detail.isEmpty ? "" : " (" + event.detail + ")")]
         }
-        print(HumanText.table(header: ["TIME", "EVENT", "ID", "ACTION", "TITLE"], rows: rows))
+        // TRANSLATORS: the column headings of chime log, written in capitals as ps and ls write theirs.
+        let header = [localized("TIME"), localized("EVENT"), localized("ID"), localized("ACTION"), localized("TITLE")]
+        print(HumanText.table(header: header, rows: rows))
     }
 
     /// One event as JSON: every key present, null where it does not apply.

@@ -1,5 +1,6 @@
 import JSON
 import ArgumentParser
+import Localization
 
 /// `chime next`: when a rule would fire, without scheduling it (like systemd-analyze calendar).
 struct Next: ParsableCommand {
@@ -59,7 +60,7 @@ struct RuleOptions: ParsableArguments {
     var calendar: String?
 
     func validate() throws {
-        if floating && zone != nil { throw ValidationError("--floating and --zone exclude each other.") }
+        if floating && zone != nil { throw ValidationError(localized("--floating and --zone exclude each other.")) }
     }
 
     /// The scheduling keys of the `a{ss}` options.

@@ -2,6 +2,7 @@ import JSON
 import ArgumentParser
 import ChimeAPI
 import DBus
+import Localization
 
 /// One `chime notify` request, however it was parsed.
 struct NotifyRequest: Equatable {
@@ -22,10 +23,10 @@ struct NotifyRequest: Equatable {
 
     func validate() throws {
         for hint in hints where hint.split(separator: ":", maxSplits: 2).count < 3 {
-            throw ValidationError("malformed hint '\(hint)': expected TYPE:NAME:VALUE, as in int:value:42.")
+            throw ValidationError(localized("malformed hint '%1$s': expected TYPE:NAME:VALUE, as in int:value:42.", hint))
         }
         for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
-            throw ValidationError("malformed action '\(action)': expected [KEY=]LABEL, as in done=Done.")
+            throw ValidationError(localized("malformed action '%1$s': expected [KEY=]LABEL, as in done=Done.", action))
         }
     }
 
@@ -78,7 +79,7 @@ struct NotifyRequest: Equatable {
                     outcome = .success
                 })
                 subscriptions.append(try client.whenDaemonExits {
-                    outcome = fail("chimed stopped before the notification was closed.", ExitStatus.unavailable)
+                    outcome = fail(localized("chimed stopped before the notification was closed."), ExitStatus.unavailable)
                 })
             } catch {
                 throw fail(error)
@@ -100,7 +101,7 @@ struct NotifyRequest: Equatable {
         flushStandardOutput()
         while outcome == nil {
             guard client.connection.readWriteDispatch(timeoutMilliseconds: -1) else {
-                throw fail("The session bus closed while waiting.", ExitStatus.unavailable)
+                throw fail(localized("The session bus closed while waiting."), ExitStatus.unavailable)
             }
         }
         withExtendedLifetime(subscriptions) {}

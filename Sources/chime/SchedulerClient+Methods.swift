@@ -11,7 +11,7 @@ extension SchedulerClient {
     }
 
     func cancel(_ id: String) throws {
-        _ = try callOrFail(Scheduler1.cancel, [.string(id)])
+        _ = try callOrFail(Scheduler1.cancel, [.string(id)], about: id)
     }
 
     /// Cancels everything scheduled; how many.
@@ -26,11 +26,11 @@ extension SchedulerClient {
 
     /// One notification's description, in chimed's order.
     func get(_ id: String) throws -> [(key: String, value: Value)] {
-        try callOrFail(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries ?? []
+        try callOrFail(Scheduler1.get, [.string(id)], about: id).first?.stringKeyedEntries ?? []
     }
 
     func getJSON(_ id: String) throws -> String {
-        try callOrFail(Scheduler1.getJSON, [.string(id)]).first?.stringValue ?? "{}"
+        try callOrFail(Scheduler1.getJSON, [.string(id)], about: id).first?.stringValue ?? "{}"
     }
 
     /// What is scheduled, soonest first, then what waits for a notification server.
@@ -45,7 +45,7 @@ extension SchedulerClient {
     /// The newest `limit` events (0: chimed's default), of notification `id` and its
     /// lineage when given, newest first.
     func history(limit: UInt32, of id: String?) throws -> [HistoryEvent] {
-        let reply = try id.map { try callOrFail(Scheduler1.historyOf, [.string($0), .uint32(limit)]) }
+        let reply = try id.map { try callOrFail(Scheduler1.historyOf, [.string($0), .uint32(limit)], about: $0) }
             ?? callOrFail(Scheduler1.history, [.uint32(limit)])
         return (reply.first?.arrayElements ?? []).compactMap(\.stringKeyedEntries).map(HistoryEvent.init)
     }
@@ -67,6 +67,6 @@ extension SchedulerClient {
 
     /// Runs `action` of notification `id` as if its button were pressed.
     func invokeAction(_ id: String, _ action: String) throws {
-        _ = try callOrFail(Scheduler1.invokeAction, [.string(id), .string(action)])
+        _ = try callOrFail(Scheduler1.invokeAction, [.string(id), .string(action)], about: id)
     }
 }

@@ -16,19 +16,20 @@ struct SchedulerClient {
         do { return try connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
     }
 
-    /// Calls `method`, or ends the command with the error's message and exit status.
-    func callOrFail(_ method: MethodDeclaration, _ arguments: [Value]) throws -> [Value] {
-        do { return try call(method, arguments) } catch { throw failure(error, calling: method) }
+    /// Calls `method`, or ends the command with the error's message and exit status;
+    /// `id` is the notification the call names, for a "no such id" in the session's language.
+    func callOrFail(_ method: MethodDeclaration, _ arguments: [Value], about id: String? = nil) throws -> [Value] {
+        do { return try call(method, arguments) } catch { throw failure(error, calling: method, about: id) }
     }
 
     /// Prints what went wrong with a call to `method` and returns the exit status: a
     /// daemon of another interface version gets one sentence naming it and the fix (69),
     /// anything else the mapping of ``fail(_:)``.
-    func failure(_ error: DBusError, calling method: MethodDeclaration) -> ExitCode {
+    func failure(_ error: DBusError, calling method: MethodDeclaration, about id: String? = nil) -> ExitCode {
         if let mismatch = InterfaceMismatch.diagnose(error, calling: method, lookups: BusLookups(connection: connection)) {
-            return fail(mismatch.sentence, ExitStatus.unavailable)
+            return fail(mismatch.localizedSentence, ExitStatus.unavailable)
         }
-        return fail(error)
+        return fail(error, about: id)
     }
 
     /// Calls `method` on chimed (starting it through activation if needed).

@@ -20,14 +20,16 @@ do {
     } else {
         let message = Chime.message(for: error)
         if !message.isEmpty {
-            writeError(message.split(separator: "\n").first.map(String.init).map(sentence) ?? message)
+            writeError(sentence(UsageErrorText.translated(message.split(separator: "\n").first.map(String.init) ?? message)))
         }
     }
     exit(status.rawValue)
 }
 
-/// Ends a message with a full stop, and points to --help for usage errors.
+/// Ends a message with a full stop (a question keeps its mark), and points to --help
+/// for usage errors.
 func sentence(_ text: String) -> String {
-    let stop = text.hasSuffix(".") ? "" : "."
-    return text + stop + " See 'chime --help'."
+    let ended = text.hasSuffix(".") || text.hasSuffix("?") ? text : text + "."
+    // TRANSLATORS: %1$s is a sentence saying what is wrong with the command line.
+    return localized("%1$s See 'chime --help'.", ended)
 }

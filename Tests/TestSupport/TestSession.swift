@@ -61,7 +61,7 @@ public final class TestSession {
             .replacingOccurrences(of: "@SOCKETDIR@", with: directory.path)
             .write(to: config, atomically: true, encoding: .utf8)
 
-        var busEnvironment = ProcessInfo.processInfo.environment
+        var busEnvironment = Self.inheritedEnvironment
         busEnvironment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         busEnvironment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         busEnvironment["TZ"] = timeZone
@@ -105,9 +105,19 @@ public final class TestSession {
         bus.stop()
     }
 
+    /// The runner's environment in English: tests that match Chime's words expect them
+    /// untranslated, whatever language the machine running them is set to; a test that
+    /// wants another language says so in `extraEnvironment`.
+    static var inheritedEnvironment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES"] { env[name] = nil }
+        env["LANG"] = "C.UTF-8"
+        return env
+    }
+
     /// The environment a process on this bus gets.
     public var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
+        var env = Self.inheritedEnvironment
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         env["CHIME_LOG_LEVEL"] = "debug"
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
