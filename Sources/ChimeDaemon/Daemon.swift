@@ -60,11 +60,18 @@ public final class Daemon {
         }
     }
 
+    /// A connection to the system bus, reading what its peers send within the same limits
+    /// as the session bus's.
+    private static func openSystemBus() throws(DBusError) -> Connection {
+        let bus = try Connection.system()
+        bus.readLimits = RequestLimits.bus
+        return bus
+    }
+
     /// The system bus on the loop, for logind; nil without one: chimed works without it.
     private func connectSystemBus() -> Connection? {
         do {
-            let bus = try Connection.system()
-            bus.readLimits = RequestLimits.bus
+            let bus = try Self.openSystemBus()
             bus.attach(to: loop)
             systemBus = bus
             return bus
@@ -127,7 +134,9 @@ public final class Daemon {
                 lock.busLost()
                 self.systemBus = nil
             }
-            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger)
+            // A connection of its own, opened only while a place notification exists.
+            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger,
+                                       connect: Self.openSystemBus)
             scheduler.places = places
             places.onFired = { [unowned scheduler] notification in scheduler.onFired(notification, 0, true) }
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
