@@ -10,6 +10,7 @@ enum BenchCommand {
                chime-bench presses --count N --action KEY [--output FILE]
                chime-bench activate --name NAME --count N
                chime-bench ping [--rounds N]
+               chime-bench place --via geoclue|networkmanager [--crossings N]
 
         schedule  sends N ScheduleSimple calls to chimed, W in flight at once,
                   and waits for every reply (each one means the row is committed).
@@ -27,6 +28,10 @@ enum BenchCommand {
 
         ping      times Pings to chimed, first alone, then N times (default 20) right behind a
                   Schedule call at every documented limit.
+
+        place     plays GeoClue2 or NetworkManager on the (private) system bus, schedules a place
+                  notification firing at every crossing, crosses N times (default 100) and reports
+                  the time from each change sent to its Notify on the bus; cancels it at the end.
 
         W defaults to \(SchedulePipeline.defaultWindow): dbus-daemon's built-in limit of pending replies
         per connection, in force on a bus whose configuration does not raise it.
@@ -47,6 +52,8 @@ enum BenchCommand {
                 try ActivateCommand(options).run()
             case "ping":
                 try PingCommand(options).run()
+            case "place":
+                try PlaceCommand(options).run()
             case "-h", "--help":
                 print(usage)
             default:
