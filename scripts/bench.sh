@@ -4,8 +4,10 @@
 # manages hundreds; a notification is sent within milliseconds of its due time; an
 # idle chimed never wakes up, however much is scheduled; it starts quickly and
 # stays small with 100,000 scheduled; a button press takes effect at once; asking the
-# app in front costs a popup about one bus round trip; and the first call through
-# D-Bus activation is answered about as fast as a trivial C service's. Everything runs as installed: `make install` into a temporary prefix,
+# app in front costs a popup about one bus round trip; a region or network crossing
+# reaches the notification server within milliseconds; and the first call through
+# D-Bus activation is answered about as fast as a trivial C service's. Everything runs
+# as installed: `make install` into a temporary prefix,
 # whose activation file the bus uses. Prints figures; a missed target is not a
 # failure, a tool that errors is.
 #
@@ -14,6 +16,7 @@
 # BENCH_IDLE_SECONDS  how long to watch the idle daemon (default 60)
 # BENCH_AT_RUNS       `at` submissions to time (default 500)
 # BENCH_ACTIVATIONS   activations of each service to time (default 50)
+# BENCH_CROSSINGS     region and network crossings to time (default 100)
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -27,6 +30,7 @@ runs=${BENCH_RUNS:-200}
 idle_seconds=${BENCH_IDLE_SECONDS:-60}
 at_runs=${BENCH_AT_RUNS:-500}
 activations=${BENCH_ACTIVATIONS:-50}
+crossings=${BENCH_CROSSINGS:-100}
 
 # The issue's sizes: the throughput run, the schedule the daemon idles and fires
 # with, and the one it must start up with.
@@ -88,6 +92,7 @@ Exec=/bin/sh;-c;echo "\$CHIME_ID \$(date +%s.%N)" >> $presses_file
 Label=Later
 Snooze=1h
 EOF
+chime_start_system_bus
 chime_start_bus
 chime_start_mock
 
@@ -213,6 +218,24 @@ record late_p50 "${BASH_REMATCH[1]}"
 record late_p99 "${BASH_REMATCH[2]}"
 record late_max "${BASH_REMATCH[3]}"
 alive "while firing"
+
+# Places: chime-bench plays GeoClue, then NetworkManager, on the private system
+# bus and times each crossing from the change it sends to the Notify. It cancels
+# what it scheduled, so the idle chimed watched next has no place left, and its
+# system-bus connections (the session lock's, the places') stay open.
+echo "Crossing a region $crossings times, then joining and leaving a network $crossings times…"
+run_bench place --via geoclue --crossings "$crossings"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record region_p50 "${BASH_REMATCH[1]}"
+record region_p99 "${BASH_REMATCH[2]}"
+run_bench place --via networkmanager --crossings "$crossings"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record network_p50 "${BASH_REMATCH[1]}"
+record network_p99 "${BASH_REMATCH[2]}"
+alive "after the crossings"
+system_connections=$(chime_system_bus_connections "$chimed_pid") || chime_die "cannot list the system bus's connections"
+((system_connections > 0)) || chime_die "chimed holds no system-bus connection: the idle figure would be without one"
+record system_connections "$system_connections"
 
 # The server's replies to the last Notify calls arrive just after the last was
 # sent: let that finish, for at most 5 s, so the count is of idleness only.
@@ -357,7 +380,16 @@ rows = [
     ("fire lateness p50, 10k scheduled", f"{p50:.2f} ms", "timer floor ~0.2 ms", f"{p50 / 0.2:.1f}x floor"),
     ("fire lateness p99, 10k scheduled", f"{p99:.2f} ms", "target <= 5 ms", f"{p99 / 5:.2f}"),
     ("fire lateness max, 10k scheduled", f"{worst:.2f} ms", "", ""),
+    ("region crossing to Notify, median", f"{float(r['region_p50']):.2f} ms", f"fire lateness p50 {p50:.2f} ms",
+     f"{float(r['region_p50']) / p50:.1f}x lateness"),
+    ("region crossing to Notify, p99", f"{float(r['region_p99']):.2f} ms", f"fire lateness p99 {p99:.2f} ms",
+     f"{float(r['region_p99']) / p99:.1f}x lateness"),
+    ("network change to Notify, median", f"{float(r['network_p50']):.2f} ms", f"fire lateness p50 {p50:.2f} ms",
+     f"{float(r['network_p50']) / p50:.1f}x lateness"),
+    ("network change to Notify, p99", f"{float(r['network_p99']):.2f} ms", f"fire lateness p99 {p99:.2f} ms",
+     f"{float(r['network_p99']) / p99:.1f}x lateness"),
     (f"idle wake-ups in {idle} s, 10k", r["wakeups"], "target 0", ""),
+    ("", "", f"system bus up: {r['system_connections']} connections", ""),
     ("RSS, 10k scheduled", f"{idle_rss:.1f} MiB", f"threads: {r['threads']}", ""),
     ("start-up to ready, 100k", f"{start_ms} ms", "target <= 1000 ms", f"{start_ms / 1000:.2f}"),
     ("", "", f"of it gdbus + dbus-send {tools_ms} ms", ""),

@@ -74,6 +74,36 @@ chime_start_bus() {
     unset DBUS_STARTER_ADDRESS DBUS_STARTER_BUS_TYPE
 }
 
+# Starts a system bus of our own, where chime-bench plays GeoClue and
+# NetworkManager, and points DBUS_SYSTEM_BUS_ADDRESS at it. Call it before
+# chime_start_bus: the session bus hands its environment to the chimed it
+# activates, which then has a system bus from its start, as on a desktop.
+chime_start_system_bus() {
+    local config=$CHIME_TMP/system.conf
+    # The same configuration the Swift tests use: no service directory, so
+    # nothing of the machine's is ever started on it.
+    sed -e "s|@SOCKET@|$(_chime_xml_escape "$CHIME_TMP/system_bus_socket")|" \
+        "$CHIME_ROOT/Tests/system-bus.conf.in" >"$config"
+    _chime_start_reporting system-bus \
+        dbus-daemon --config-file="$config" --nofork --print-address=3
+    export DBUS_SYSTEM_BUS_ADDRESS=$_chime_reported
+}
+
+# Prints how many connections process PID holds on our system bus.
+chime_system_bus_connections() {
+    local pid=$1 names name reply count=0
+    names=$(gdbus call --system --dest org.freedesktop.DBus \
+        --object-path /org/freedesktop/DBus \
+        --method org.freedesktop.DBus.ListNames) || return 1
+    for name in $(grep -o "':[^']*'" <<<"$names" | tr -d "'"); do
+        reply=$(gdbus call --system --dest org.freedesktop.DBus \
+            --object-path /org/freedesktop/DBus \
+            --method org.freedesktop.DBus.GetConnectionUnixProcessID "$name" 2>/dev/null) || continue
+        [[ $reply == "(uint32 $pid,)" ]] && count=$((count + 1))
+    done
+    echo "$count"
+}
+
 # True when some connection owns NAME on the session bus.
 chime_name_has_owner() {
     local reply

@@ -11,6 +11,7 @@ enum BenchCommand {
                chime-bench activate --name NAME --count N
                chime-bench ping [--rounds N]
                chime-bench front --count N
+               chime-bench place --via geoclue|networkmanager [--crossings N]
 
         schedule  sends N ScheduleSimple calls to chimed, W in flight at once,
                   and waits for every reply (each one means the row is committed).
@@ -33,6 +34,10 @@ enum BenchCommand {
                   (io.github.chime.Presenter1), and times PresentNow to Notify N times each for
                   no app, an app not running, and the app in front: the WillPresent round trip.
 
+        place     plays GeoClue2 or NetworkManager on the (private) system bus, schedules a place
+                  notification firing at every crossing, crosses N times (default 100) and reports
+                  the time from each change sent to its Notify on the bus; cancels it at the end.
+
         W defaults to \(SchedulePipeline.defaultWindow): dbus-daemon's built-in limit of pending replies
         per connection, in force on a bus whose configuration does not raise it.
         """
@@ -54,6 +59,8 @@ enum BenchCommand {
                 try PingCommand(options).run()
             case "front":
                 try FrontCommand(options).run()
+            case "place":
+                try PlaceCommand(options).run()
             case "-h", "--help":
                 print(usage)
             default:

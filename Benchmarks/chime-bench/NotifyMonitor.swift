@@ -64,6 +64,12 @@ final class NotifyMonitor {
         dbus_message_unref(reply)
     }
 
+    /// The socket, for an event loop to poll; then read with a wait of 0.
+    var fileDescriptor: Int32? {
+        var fd: Int32 = -1
+        return dbus_connection_get_unix_fd(raw, &fd) != 0 ? fd : nil
+    }
+
     /// Waits at most `milliseconds` for traffic and returns the Notify calls read.
     func read(waitingMilliseconds milliseconds: Int32) -> [Seen] {
         guard !disconnected else { return [] }
