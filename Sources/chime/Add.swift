@@ -1,6 +1,7 @@
 import ChimeAPI
 import JSON
 import ArgumentParser
+import Localization
 
 /// `chime add`: schedule a notification (UILocalNotification's scheduleLocalNotification).
 struct Add: ParsableCommand {
@@ -95,16 +96,16 @@ struct Add: ParsableCommand {
     func validate() throws {
         if place.isGiven {
             guard at == nil, after == nil else {
-                throw ValidationError("give a time (--at, --in) or a place (--near, --on-network), not both: a notification fires at one.")
+                throw ValidationError(localized("give a time (--at, --in) or a place (--near, --on-network), not both: a notification fires at one."))
             }
         } else {
-            guard (at == nil) != (after == nil) else { throw ValidationError("give exactly one of --at TIME or --in DURATION.") }
+            guard (at == nil) != (after == nil) else { throw ValidationError(localized("give exactly one of --at TIME or --in DURATION.")) }
         }
         for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
-            throw ValidationError("malformed --user-info '\(entry)': expected KEY=VALUE.")
+            throw ValidationError(localized("malformed --user-info '%1$s': expected KEY=VALUE.", entry))
         }
         for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
-            throw ValidationError("malformed action '\(action)': expected [KEY=]LABEL, as in done=Done.")
+            throw ValidationError(localized("malformed action '%1$s': expected [KEY=]LABEL, as in done=Done.", action))
         }
     }
 

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import Localization
 
 // MARK: - Finding the session bus
 
@@ -13,29 +14,37 @@ extension Diagnosis {
             case .success(let connection):
                 return connection
             case .failure(let error):
-                problems.append("No session bus answers at \(address), the address in DBUS_SESSION_BUS_ADDRESS (\(error.message.withoutFullStop)); "
-                    + "the session it belonged to may have ended: log in again, or set DBUS_SESSION_BUS_ADDRESS to the running session's bus"
-                    + (runtime.map { " (usually unix:path=\($0)/bus)" } ?? "") + ".")
+                problems.append(Note {
+                    runtime.map {
+                        localized("No session bus answers at %1$s, the address in DBUS_SESSION_BUS_ADDRESS (%2$s); the session it belonged to may have ended: log in again, or set DBUS_SESSION_BUS_ADDRESS to the running session's bus (usually unix:path=%3$s/bus).",
+                                  address, error.message.withoutFullStop, $0)
+                    } ?? localized("No session bus answers at %1$s, the address in DBUS_SESSION_BUS_ADDRESS (%2$s); the session it belonged to may have ended: log in again, or set DBUS_SESSION_BUS_ADDRESS to the running session's bus.",
+                                   address, error.message.withoutFullStop)
+                })
                 return nil
             }
         }
         guard let runtime, let socket = Self.userBusSocket(in: runtime) else {
-            let where_ = runtime.map { "there is no bus socket at $XDG_RUNTIME_DIR/bus (\($0)/bus)" } ?? "XDG_RUNTIME_DIR is not set either"
-            problems.append("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and \(where_), so chime cannot reach chimed; "
-                + "run chime inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus "
-                + "where a per-user bus runs (Debian's dbus-user-session).")
+            problems.append(Note {
+                runtime.map {
+                    localized("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no bus socket at $XDG_RUNTIME_DIR/bus (%1$s/bus), so chime cannot reach chimed; run chime inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus where a per-user bus runs (Debian's dbus-user-session).", $0)
+                } ?? localized("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and XDG_RUNTIME_DIR is not set either, so chime cannot reach chimed; run chime inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus where a per-user bus runs (Debian's dbus-user-session).")
+            })
             return nil
         }
         let address = "unix:path=" + Self.escapedAddressValue(socket)
         switch connect(to: address, from: "XDG_RUNTIME_DIR") {
         case .success(let connection):
-            warnings.append("DBUS_SESSION_BUS_ADDRESS is not set; chime and chimed find the per-user bus at \(socket) by themselves, "
-                + "but programs that only read the variable do not: run inside your desktop session, or "
-                + "export DBUS_SESSION_BUS_ADDRESS=\(address).")
+            warnings.append(Note {
+                localized("DBUS_SESSION_BUS_ADDRESS is not set; chime and chimed find the per-user bus at %1$s by themselves, but programs that only read the variable do not: run inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=%2$s.",
+                          socket, address)
+            })
             return connection
         case .failure(let error):
-            problems.append("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and the bus socket \(socket) does not answer "
-                + "(\(error.message.withoutFullStop)); run chime inside your desktop session.")
+            problems.append(Note {
+                localized("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and the bus socket %1$s does not answer (%2$s); run chime inside your desktop session.",
+                          socket, error.message.withoutFullStop)
+            })
             return nil
         }
     }

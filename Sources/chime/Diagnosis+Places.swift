@@ -1,6 +1,7 @@
 import ChimeAPI
 import DBus
 import JSON
+import Localization
 
 // MARK: - Places: GeoClue and NetworkManager on the system bus
 
@@ -17,22 +18,22 @@ extension Diagnosis {
         var network: String?
 
         var rows: [(String, String)] {
-            guard systemBus else { return [("system bus", "not reachable: place notifications wait for a location source")] }
-            let reach = { (found: Bool?) in found == true ? "on the system bus" : "not on the system bus" }
+            guard systemBus else { return [(localized("system bus"), localized("not reachable: place notifications wait for a location source"))] }
+            let reach = { (found: Bool?) in found == true ? localized("on the system bus") : localized("not on the system bus") }
             var rows = [("GeoClue", reach(geoClue)), ("NetworkManager", reach(networkManager))]
-            if let location { rows.append(("location access", Self.meaning(location))) }
-            if let network { rows.append(("network places", Self.meaning(network))) }
+            if let location { rows.append((localized("location access"), Self.meaning(location))) }
+            if let network { rows.append((localized("network places"), Self.meaning(network))) }
             return rows
         }
 
         static func meaning(_ state: String) -> String {
             switch state {
-            case "unused": "not asked (no place notification needs it)"
-            case "unavailable": "waiting: the service is not on the system bus"
-            case "starting": "asked, no answer yet"
-            case "granted": "granted"
-            case "following": "followed"
-            case "denied": "denied"
+            case "unused": localized("not asked (no place notification needs it)")
+            case "unavailable": localized("waiting: the service is not on the system bus")
+            case "starting": localized("asked, no answer yet")
+            case "granted": localized("granted")
+            case "following": localized("followed")
+            case "denied": localized("denied")
             default: state
             }
         }
@@ -49,11 +50,11 @@ extension Diagnosis {
     mutating func checkPlaces() {
         var places = Places(location: daemon?.locationSource, network: daemon?.networkSource)
         defer { self.places = places }
-        if places.location == "denied" { problems.append(PlaceText.geoClueDenial) }
+        // chimed logs the same sentence, so it is one English constant: not translated.
+        if places.location == "denied" { problems.append(Note(english: PlaceText.geoClueDenial, text: PlaceText.geoClueDenial)) }
         guard let connection = try? Connection.system() else {
             if places.location == "unavailable" || places.network == "unavailable" {
-                warnings.append("Place notifications wait for a location source: there is no system bus to find GeoClue or "
-                    + "NetworkManager on.")
+                warnings.append(Note { localized("Place notifications wait for a location source: there is no system bus to find GeoClue or NetworkManager on.") })
             }
             return
         }
@@ -62,10 +63,10 @@ extension Diagnosis {
         places.geoClue = lookups.hasOwner("org.freedesktop.GeoClue2")
         places.networkManager = lookups.hasOwner("org.freedesktop.NetworkManager")
         if places.location == "unavailable" {
-            warnings.append("Region notifications wait: GeoClue is not on the system bus; install and start geoclue-2.0.")
+            warnings.append(Note { localized("Region notifications wait: GeoClue is not on the system bus; install and start geoclue-2.0.") })
         }
         if places.network == "unavailable" {
-            warnings.append("Network notifications wait: NetworkManager is not on the system bus.")
+            warnings.append(Note { localized("Network notifications wait: NetworkManager is not on the system bus.") })
         }
     }
 }

@@ -1,5 +1,6 @@
 import ChimeAPI
 import DBus
+import Localization
 
 /// What `chime doctor` finds about the session bus, chimed, the notification server and
 /// the docks, gathered without changing anything: no call starts a service, and none
@@ -62,7 +63,7 @@ struct Diagnosis {
         var specVersion: String?
         var capabilities: [String]?
         /// For each capability Chime uses that the server lacks: what happens instead.
-        var fallbacks: [(capability: String, instead: String)] = []
+        var fallbacks: [(capability: String, instead: Note)] = []
         /// The primary owner, then every connection queued for the name.
         var queuedOwners: [String] = []
         /// Activation files naming the server, in the order the bus searches them.
@@ -82,8 +83,8 @@ struct Diagnosis {
     var server: Server?
     var badgeListeners: [BadgeListener]?
     var places: Places?
-    var warnings: [String] = []
-    var problems: [String] = []
+    var warnings: [Note] = []
+    var problems: [Note] = []
 
     /// 0 healthy, 1 unhealthy, 69 no bus: the statuses `chime --help` documents.
     var exitStatus: Int32 {
@@ -129,11 +130,9 @@ struct Diagnosis {
         defer { self.daemon = daemon }
         guard daemon.running else {
             if daemon.activatable {
-                warnings.append("chimed is not running; the bus starts it on first use (any chime command), but reminders fire only "
-                    + "while it runs: 'systemctl --user enable --now chimed.service' keeps it running from login.")
+                warnings.append(Note { localized("chimed is not running; the bus starts it on first use (any chime command), but reminders fire only while it runs: 'systemctl --user enable --now chimed.service' keeps it running from login.") })
             } else {
-                problems.append("chimed is not running, and the bus cannot start it: no activation file for \(Self.chimeName) "
-                    + "is in its service directories; install Chime, or run 'systemctl --user enable --now chimed.service'.")
+                problems.append(Note { localized("chimed is not running, and the bus cannot start it: no activation file for %1$s is in its service directories; install Chime, or run 'systemctl --user enable --now chimed.service'.", Self.chimeName) })
             }
             return
         }
@@ -161,12 +160,16 @@ struct Diagnosis {
             if let mismatch = InterfaceMismatch.diagnose(error, calling: Scheduler1.status, lookups: lookups) {
                 daemon.mismatch = mismatch
                 daemon.version = mismatch.version
-                problems.append(mismatch.sentence)
+                problems.append(Note(english: mismatch.sentence, text: mismatch.localizedSentence))
             } else if error.name == DBusError.noReplyName {
-                problems.append("chimed (pid \(daemon.pid.map(String.init) ?? "unknown")) does not answer within "
-                    + "\(lookups.timeoutMilliseconds / 1000) s; restart it with 'systemctl --user restart chimed.service'.")
+                let seconds = lookups.timeoutMilliseconds / 1000
+                problems.append(Note {
+                    daemon.pid.map { localized("chimed (pid %1$s) does not answer within %2$d s; restart it with 'systemctl --user restart chimed.service'.", $0, seconds) }
+                        ?? localized("chimed does not answer within %1$d s; restart it with 'systemctl --user restart chimed.service'.", seconds)
+                })
             } else {
-                problems.append("chimed answered Status with an error: \(error.message)")
+                // TRANSLATORS: %1$s is chimed's error message, in English.
+                problems.append(Note { localized("chimed answered Status with an error: %1$s", error.message) })
             }
             return
         }
@@ -177,23 +180,23 @@ struct Diagnosis {
         if mismatch.detail != nil || mismatch.implementsInterface == false {
             (mismatch.version, mismatch.pid, mismatch.process) = (daemon.version, daemon.pid, daemon.process)
             daemon.mismatch = mismatch
-            problems.append(mismatch.sentence)
+            problems.append(Note(english: mismatch.sentence, text: mismatch.localizedSentence))
             return
         }
         if let version = daemon.version, version != chimeVersion {
-            warnings.append("chimed is version \(version), this chime \(chimeVersion); restart it to run the installed one: "
-                + "'systemctl --user restart chimed.service'.")
+            warnings.append(Note { localized("chimed is version %1$s, this chime %2$s; restart it to run the installed one: 'systemctl --user restart chimed.service'.", version, chimeVersion) })
         }
         if daemon.capabilitiesKnown == false, let server = daemon.notificationServer {
-            problems.append("chimed does not know what the notification server \(server) can do (capabilities unknown: it has not "
-                + "answered GetCapabilities); until it does, chimed sends plain text and plays sounds itself, and asks again.")
+            problems.append(Note { localized("chimed does not know what the notification server %1$s can do (capabilities unknown: it has not answered GetCapabilities); until it does, chimed sends plain text and plays sounds itself, and asks again.", server) })
         }
         if let recovery = daemon.recovery {
-            warnings.append(recovery.withoutFullStop + "; remove that file once you no longer need it, and this warning goes.")
+            // TRANSLATORS: %1$s is chimed's account of what it recovered, in English.
+            warnings.append(Note { localized("%1$s; remove that file once you no longer need it, and this warning goes.", recovery.withoutFullStop) })
         }
         if let pending = daemon.pending, pending > 0 {
-            warnings.append("\(pending) notification\(pending == 1 ? " is" : "s are") due but waiting for a notification server; "
-                + "chimed delivers \(pending == 1 ? "it" : "them") when one appears.")
+            warnings.append(Note { pluralized("%1$d notification is due but waiting for a notification server; chimed delivers it when one appears.",
+                                              "%1$d notifications are due but waiting for a notification server; chimed delivers them when one appears.",
+                                              count: Int(pending), pending) })
         }
     }
 
@@ -205,17 +208,16 @@ struct Diagnosis {
         defer { self.server = server }
         if server.activationFiles.count > 1 {
             let directories = server.activationFiles.map(Self.directory(of:))
-            let rule = directories[0] == directories[1]
-                ? "they share a directory, so the bus picks one of them arbitrarily"
-                : "the bus starts the first when no server runs"
-            warnings.append("Two notification servers are registered: \(server.activationFiles.count) activation files name "
-                + "\(Self.serverName) (\(server.activationFiles.joined(separator: ", "))); \(rule). Remove the one you do not use.")
+            let (count, files) = (server.activationFiles.count, server.activationFiles.joined(separator: ", "))
+            warnings.append(Note {
+                directories[0] == directories[1]
+                    ? localized("Two notification servers are registered: %1$d activation files name %2$s (%3$s); they share a directory, so the bus picks one of them arbitrarily. Remove the one you do not use.", count, Self.serverName, files)
+                    : localized("Two notification servers are registered: %1$d activation files name %2$s (%3$s); the bus starts the first when no server runs. Remove the one you do not use.", count, Self.serverName, files)
+            })
         }
         guard server.running else {
             if !server.activatable {
-                problems.append("Nothing can show notifications: no program owns \(Self.serverName) and the bus cannot start one; "
-                    + "start your desktop's notification server (GNOME Shell and KDE Plasma have one built in; elsewhere dunst or mako). "
-                    + "Until then chimed keeps due notifications waiting.")
+                problems.append(Note { localized("Nothing can show notifications: no program owns %1$s and the bus cannot start one; start your desktop's notification server (GNOME Shell and KDE Plasma have one built in; elsewhere dunst or mako). Until then chimed keeps due notifications waiting.", Self.serverName) })
             }
             return
         }
@@ -225,12 +227,15 @@ struct Diagnosis {
         server.queuedOwners = lookups.queuedOwners(of: Self.serverName)
         if server.queuedOwners.count > 1 {
             let others = server.queuedOwners.dropFirst().map(Self.describeConnection(lookups)).joined(separator: ", ")
-            warnings.append("Two notification servers are running: \(Self.describeConnection(lookups)(server.queuedOwners[0])) "
-                + "shows notifications and \(others) \(server.queuedOwners.count == 2 ? "waits" : "wait") in the queue for "
-                + "\(Self.serverName), taking over when it leaves; stop the one you do not use.")
+            let first = Self.describeConnection(lookups)(server.queuedOwners[0])
+            warnings.append(Note {
+                // TRANSLATORS: %2$s is one or more programs waiting in the queue, as many as the count says.
+                pluralized("Two notification servers are running: %1$s shows notifications and %2$s waits in the queue for %3$s, taking over when it leaves; stop the one you do not use.",
+                    "Two notification servers are running: %1$s shows notifications and %2$s wait in the queue for %3$s, taking over when it leaves; stop the one you do not use.",
+                    count: server.queuedOwners.count - 1, first, others, Self.serverName)
+            })
         }
-        var who = "The notification server"
-        if let process = server.process { who += " (\(process)" + (server.pid.map { ", pid \($0)" } ?? "") + ")" }
+        let who = { Self.describeServer(process: server.process, pid: server.pid) }
         do {
             let info = try lookups.call(Self.serverName, Self.serverPath, Self.serverName, "GetServerInformation")
             server.name = info.count > 0 ? info[0].stringValue : nil
@@ -238,9 +243,14 @@ struct Diagnosis {
             server.version = info.count > 2 ? info[2].stringValue : nil
             server.specVersion = info.count > 3 ? info[3].stringValue : nil
         } catch {
-            let reason = error.name == DBusError.noReplyName
-                ? "does not answer within \(lookups.timeoutMilliseconds / 1000) s" : "fails GetServerInformation (\(error.message.withoutFullStop))"
-            problems.append("\(who) \(reason), so notifications may not show; restart it, or log in again.")
+            let seconds = lookups.timeoutMilliseconds / 1000
+            problems.append(Note {
+                error.name == DBusError.noReplyName
+                    ? localized("%1$s does not answer within %2$d s, so notifications may not show; restart it, or log in again.", who(), seconds)
+                    // TRANSLATORS: %2$s is the server's error message, in English.
+                    : localized("%1$s fails GetServerInformation (%2$s), so notifications may not show; restart it, or log in again.",
+                                who(), error.message.withoutFullStop)
+            })
             return
         }
         do {
@@ -249,7 +259,10 @@ struct Diagnosis {
             server.capabilities = capabilities
             server.fallbacks = Self.fallbacks(for: Set(capabilities), localSound: daemon?.localSound)
         } catch {
-            warnings.append("\(who) does not say what it can do (GetCapabilities: \(error.message.withoutFullStop)); chimed then assumes it has no buttons, sound or markup.")
+            warnings.append(Note {
+                localized("%1$s does not say what it can do (GetCapabilities: %2$s); chimed then assumes it has no buttons, sound or markup.",
+                          who(), error.message.withoutFullStop)
+            })
         }
     }
 
@@ -262,8 +275,12 @@ struct Diagnosis {
     private mutating func compareDaemonAndServer() {
         guard let daemon, daemon.version != nil, daemon.mismatch == nil, let owner = server?.owner else { return }
         if daemon.notificationServer != owner {
-            warnings.append("chimed follows \(daemon.notificationServer ?? "no notification server"), but \(owner) owns \(Self.serverName); "
-                + "if this lasts, restart chimed: 'systemctl --user restart chimed.service'.")
+            warnings.append(Note {
+                daemon.notificationServer.map {
+                    localized("chimed follows %1$s, but %2$s owns %3$s; if this lasts, restart chimed: 'systemctl --user restart chimed.service'.",
+                              $0, owner, Self.serverName)
+                } ?? localized("chimed follows no notification server, but %1$s owns %2$s; if this lasts, restart chimed: 'systemctl --user restart chimed.service'.", owner, Self.serverName)
+            })
         }
     }
 
@@ -271,28 +288,36 @@ struct Diagnosis {
 
     /// What Chime does for each capability it uses that `capabilities` lacks; this
     /// must say what chimed really does (NotifyRequest.swift, Presenter.swift, SoundPlayer.swift).
-    static func fallbacks(for capabilities: Set<String>, localSound: Bool?) -> [(capability: String, instead: String)] {
-        let sound = localSound == false
-            ? "sounds stay silent: the server plays none, and chimed could not set up libcanberra to play them itself"
-            : "chimed plays the sound itself through libcanberra"
-        let table: [(String, String)] = [
-            ("body", "only the title is shown, not the body"),
-            ("actions", "buttons are not shown; press them with 'chime act ID ACTION'"),
-            ("sound", sound),
-            ("body-markup", "bodies are shown as plain text, as Chime sends them anyway (it escapes markup for servers that parse it)"),
-            ("persistence", "notifications leave the screen after the server's timeout and stay in no history; chimed does not show "
-                + "them again, but 'chime show ID' and 'chime act ID ACTION' still reach a scheduled one"),
+    static func fallbacks(for capabilities: Set<String>, localSound: Bool?) -> [(capability: String, instead: Note)] {
+        let table: [(String, () -> String)] = [
+            ("body", { localized("only the title is shown, not the body") }),
+            ("actions", { localized("buttons are not shown; press them with 'chime act ID ACTION'") }),
+            ("sound", {
+                localSound == false
+                    ? localized("sounds stay silent: the server plays none, and chimed could not set up libcanberra to play them itself")
+                    : localized("chimed plays the sound itself through libcanberra")
+            }),
+            ("body-markup", { localized("bodies are shown as plain text, as Chime sends them anyway (it escapes markup for servers that parse it)") }),
+            ("persistence", {
+                localized("notifications leave the screen after the server's timeout and stay in no history; chimed does not show them again, but 'chime show ID' and 'chime act ID ACTION' still reach a scheduled one")
+            }),
         ]
-        return table.filter { !capabilities.contains($0.0) }.map { (capability: $0.0, instead: $0.1) }
+        return table.filter { !capabilities.contains($0.0) }.map { (capability: $0.0, instead: Note($0.1)) }
     }
 
     // MARK: - Helpers
+
+    /// "The notification server (dunst, pid 1234)", or as much of it as is known.
+    private static func describeServer(process: String?, pid: UInt32?) -> String {
+        guard let process else { return localized("The notification server") }
+        return pid.map { localized("The notification server (%1$s, pid %2$s)", process, $0) } ?? localized("The notification server (%1$s)", process)
+    }
 
     /// "gnome-shell (:1.12, pid 1234)", or as much of it as the bus tells.
     private static func describeConnection(_ lookups: BusLookups) -> (String) -> String {
         { unique in
             guard let pid = lookups.processID(of: unique) else { return unique }
-            return (processName(pid) ?? "pid \(pid)") + " (\(unique), pid \(pid))"
+            return localized("%1$s (%2$s, pid %3$s)", processName(pid) ?? localized("pid %1$s", pid), unique, pid)
         }
     }
 }

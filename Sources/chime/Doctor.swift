@@ -1,6 +1,7 @@
 import JSON
 import ArgumentParser
 import DBus
+import Localization
 
 /// `chime doctor`: why notifications do not show, and what to do about it.
 struct Doctor: ParsableCommand {
@@ -44,31 +45,31 @@ struct Doctor: ParsableCommand {
 extension Diagnosis {
     /// Sections of aligned `label: value` lines, then warnings, problems and the verdict.
     var report: String {
-        var busRows: [(String, String)] = [("address", bus.address.map { "\($0) (from \(bus.source ?? "?"))" } ?? "not set")]
-        if let unique = bus.uniqueName { busRows.append(("connected as", unique)) }
-        var tables = [("Session bus", busRows)]
+        // TRANSLATORS: %2$s is where the address came from: DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR.
+        let address = bus.address.map { localized("%1$s (from %2$s)", $0, bus.source ?? "?") } ?? localized("not set")
+        var busRows: [(String, String)] = [(localized("address"), address)]
+        if let unique = bus.uniqueName { busRows.append((localized("connected as"), unique)) }
+        // TRANSLATORS: the headings of chime doctor's sections.
+        var tables = [(localized("Session bus"), busRows)]
         if let daemon { tables.append(("chimed", daemon.rows)) }
-        if let server { tables.append(("Notification server", server.rows)) }
-        if let badgeListeners { tables.append(("Badges (com.canonical.Unity.LauncherEntry)", Self.rows(badgeListeners))) }
-        if let places { tables.append(("Places (system bus)", places.rows)) }
+        if let server { tables.append((localized("Notification server"), server.rows)) }
+        if let badgeListeners { tables.append((localized("Badges (com.canonical.Unity.LauncherEntry)"), Self.rows(badgeListeners))) }
+        if let places { tables.append((localized("Places (system bus)"), places.rows)) }
         // One width for all sections, so the values line up down the whole report.
         let width = (tables.flatMap { $0.1.map(\.0.count) }.max() ?? 0) + 2
         var sections = tables.map { Self.section($0.0, $0.1, width: width) }
         // Server names, versions and process names come from other programs: escaped.
-        if !warnings.isEmpty { sections.append("Warnings\n" + warnings.map { "  - " + HumanText.escaped($0) }.joined(separator: "\n")) }
-        if !problems.isEmpty { sections.append("Problems\n" + problems.map { "  - " + HumanText.escaped($0) }.joined(separator: "\n")) }
+        if !warnings.isEmpty { sections.append(localized("Warnings") + "\n" + warnings.map { "  - " + HumanText.escaped($0.text) }.joined(separator: "\n")) }
+        if !problems.isEmpty { sections.append(localized("Problems") + "\n" + problems.map { "  - " + HumanText.escaped($0.text) }.joined(separator: "\n")) }
         sections.append(verdict)
         return sections.joined(separator: "\n\n")
     }
 
     var verdict: String {
-        guard bus.connected else { return "Unhealthy: no session bus." }
-        guard problems.isEmpty else { return "Unhealthy: \(Self.count(problems.count, "problem"))." }
-        return warnings.isEmpty ? "Healthy." : "Healthy, with \(Self.count(warnings.count, "warning"))."
-    }
-
-    private static func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
+        guard bus.connected else { return localized("Unhealthy: no session bus.") }
+        guard problems.isEmpty else { return pluralized("Unhealthy: %1$d problem.", "Unhealthy: %1$d problems.", count: problems.count, problems.count) }
+        return warnings.isEmpty ? localized("Healthy.")
+            : pluralized("Healthy, with %1$d warning.", "Healthy, with %1$d warnings.", count: warnings.count, warnings.count)
     }
 
     private static func section(_ title: String, _ rows: [(String, String)], width: Int) -> String {
@@ -78,8 +79,10 @@ extension Diagnosis {
     }
 
     private static func rows(_ listeners: [BadgeListener]) -> [(String, String)] {
-        guard !listeners.isEmpty else { return [("listeners", "no known dock or panel is on the bus; chimed announces badges all the same")] }
-        return listeners.map { ($0.certain ? "shown by" : "may be shown by", "\($0.what) (\($0.busName))") }
+        guard !listeners.isEmpty else {
+            return [(localized("listeners"), localized("no known dock or panel is on the bus; chimed announces badges all the same"))]
+        }
+        return listeners.map { ($0.certain ? localized("shown by") : localized("may be shown by"), "\($0.what) (\($0.busName))") }
     }
 }
 
@@ -87,29 +90,32 @@ extension Diagnosis.Daemon {
     var rows: [(String, String)] {
         var rows: [(String, String)] = []
         guard running else {
-            rows.append(("running", "no"))
-            rows.append(("activatable", activatable ? "yes: the bus starts it on first use" : "no"))
+            rows.append((localized("running"), localized("no")))
+            rows.append((localized("activatable"), activatable ? localized("yes: the bus starts it on first use") : localized("no")))
             return rows
         }
-        rows.append(("running", "yes, " + Diagnosis.describe(owner: owner, pid: pid, process: process)))
+        rows.append((localized("running"), localized("yes, %1$s", Diagnosis.describe(owner: owner, pid: pid, process: process))))
         if let mismatch {
-            rows.append(("version", (mismatch.version ?? "unknown") + ", another version of the interface"))
+            rows.append((localized("version"), localized("%1$s, another version of the interface", mismatch.version ?? localized("unknown"))))
         } else if let version {
-            rows.append(("version", version + (interface.map { ", interface \($0)" } ?? "")))
+            rows.append((localized("version"), interface.map { localized("%1$s, interface %2$s", version, $0) } ?? version))
         }
-        if let store { rows.append(("store", store)) }
-        if let backup { rows.append(("backup", HumanText.spacedISOTime(backup))) }
-        if let recovery { rows.append(("recovered", recovery)) }
+        if let store { rows.append((localized("store"), store)) }
+        if let backup { rows.append((localized("backup"), HumanText.spacedISOTime(backup))) }
+        if let recovery { rows.append((localized("recovered"), recovery)) }
         if let scheduled {
-            let next = nextFire.map { ", next at " + HumanText.spacedISOTime($0) + (timeZone.map { " (\($0))" } ?? "") } ?? ""
-            rows.append(("scheduled", "\(scheduled)\(next)"))
+            let next = nextFire.map { time in
+                let at = HumanText.spacedISOTime(time)
+                return timeZone.map { localized("%1$s, next at %2$s (%3$s)", scheduled, at, $0) } ?? localized("%1$s, next at %2$s", scheduled, at)
+            }
+            rows.append((localized("scheduled"), next ?? "\(scheduled)"))
         }
-        if let pending { rows.append(("pending", "\(pending) waiting for a notification server")) }
+        if let pending { rows.append((localized("pending"), localized("%1$s waiting for a notification server", pending))) }
         if version != nil, mismatch == nil {
-            let unknown = capabilitiesKnown == false ? " (capabilities unknown)" : ""
-            rows.append(("following", (notificationServer ?? "no notification server") + unknown))
+            let server = notificationServer ?? localized("no notification server")
+            rows.append((localized("following"), capabilitiesKnown == false ? localized("%1$s (capabilities unknown)", server) : server))
         }
-        rows.append(("activatable", activatable ? "yes" : "no"))
+        rows.append((localized("activatable"), activatable ? localized("yes") : localized("no")))
         return rows
     }
 }
@@ -118,22 +124,24 @@ extension Diagnosis.Server {
     var rows: [(String, String)] {
         var rows: [(String, String)] = []
         guard running else {
-            rows.append(("owner", "none"))
-            rows.append(("activatable", activatable ? "yes: the bus starts one for the first notification" : "no"))
+            rows.append((localized("owner"), localized("none")))
+            rows.append((localized("activatable"), activatable ? localized("yes: the bus starts one for the first notification") : localized("no")))
             rows += activationRows
             return rows
         }
-        rows.append(("owner", Diagnosis.describe(owner: owner, pid: pid, process: process)))
+        rows.append((localized("owner"), Diagnosis.describe(owner: owner, pid: pid, process: process)))
         if let name {
             var text = name
             if let version, !version.isEmpty { text += " " + version }
-            if let vendor, !vendor.isEmpty { text += " by " + vendor }
-            if let specVersion, !specVersion.isEmpty { text += ", specification " + specVersion }
-            rows.append(("server", text))
+            // TRANSLATORS: %1$s is a notification server's name and version, %2$s its vendor.
+            if let vendor, !vendor.isEmpty { text = localized("%1$s by %2$s", text, vendor) }
+            if let specVersion, !specVersion.isEmpty { text = localized("%1$s, specification %2$s", text, specVersion) }
+            rows.append((localized("server"), text))
         }
-        if let capabilities { rows.append(("capabilities", capabilities.isEmpty ? "none" : capabilities.joined(separator: " "))) }
-        for fallback in fallbacks { rows.append(("without " + fallback.capability, fallback.instead)) }
-        if queuedOwners.count > 1 { rows.append(("queued", queuedOwners.dropFirst().joined(separator: ", "))) }
+        if let capabilities { rows.append((localized("capabilities"), capabilities.isEmpty ? localized("none") : capabilities.joined(separator: " "))) }
+        // TRANSLATORS: %1$s is a capability of the Desktop Notifications specification, such as body-markup.
+        for fallback in fallbacks { rows.append((localized("without %1$s", fallback.capability), fallback.instead.text)) }
+        if queuedOwners.count > 1 { rows.append((localized("queued"), queuedOwners.dropFirst().joined(separator: ", "))) }
         rows += activationRows
         return rows
     }
@@ -141,7 +149,8 @@ extension Diagnosis.Server {
     private var activationRows: [(String, String)] {
         guard !activationFiles.isEmpty else { return [] }
         // Found on disk, yet the bus offers none: it reads other directories, or has not reloaded.
-        return [("activation", activationFiles.joined(separator: ", ") + (activatable ? "" : " (not offered by this bus)"))]
+        let files = activationFiles.joined(separator: ", ")
+        return [(localized("activation"), activatable ? files : localized("%1$s (not offered by this bus)", files))]
     }
 }
 
@@ -149,9 +158,9 @@ extension Diagnosis {
     /// ":1.7, pid 1234 (chimed)", or as much of it as is known.
     static func describe(owner: String?, pid: UInt32?, process: String?) -> String {
         var parts: [String] = []
-        if let pid { parts.append("pid \(pid)" + (process.map { " (\($0))" } ?? "")) }
+        if let pid { parts.append(process.map { localized("pid %1$s (%2$s)", pid, $0) } ?? localized("pid %1$s", pid)) }
         if let owner { parts.append(owner) }
-        return parts.isEmpty ? "unknown" : parts.joined(separator: ", ")
+        return parts.isEmpty ? localized("unknown") : parts.joined(separator: ", ")
     }
 }
 
@@ -163,8 +172,8 @@ extension Diagnosis {
         .object([
             ("healthy", .bool(exitStatus == 0)),
             ("exitStatus", .integer(Int64(exitStatus))),
-            ("problems", .strings(problems)),
-            ("warnings", .strings(warnings)),
+            ("problems", .strings(problems.map(\.english))),
+            ("warnings", .strings(warnings.map(\.english))),
             ("bus", .object([
                 ("address", .string(bus.address)),
                 ("addressSource", .string(bus.source)),
@@ -202,7 +211,7 @@ extension Diagnosis {
                 ("version", .string(server.version)),
                 ("specVersion", .string(server.specVersion)),
                 ("capabilities", .strings(server.capabilities)),
-                ("fallbacks", .array(server.fallbacks.map { .object([("capability", .string($0.capability)), ("instead", .string($0.instead))]) })),
+                ("fallbacks", .array(server.fallbacks.map { .object([("capability", .string($0.capability)), ("instead", .string($0.instead.english))]) })),
                 ("queuedOwners", .strings(server.queuedOwners)),
                 ("activationFiles", .strings(server.activationFiles)),
             ]) } ?? .null),

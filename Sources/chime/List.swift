@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
+import Localization
 
 /// `chime list`: what is scheduled, soonest first.
 struct List: ParsableCommand {
@@ -36,16 +37,18 @@ struct List: ParsableCommand {
             let fields = HumanText.fields(entries)
             return [
                 fields[.id]?.stringValue ?? "",
-                fields[.state]?.stringValue == "pending" ? "pending"
+                fields[.state]?.stringValue == "pending" ? localized("pending")
                     : PlaceOptions.describe(fields) ?? HumanText.localTime(fields[.nextFire]?.integerValue),
                 HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue),
                 fields[.title]?.stringValue ?? "",
             ]
         }
         guard !rows.isEmpty else {
-            print("Nothing scheduled.")
+            print(localized("Nothing scheduled."))
             return
         }
-        print(HumanText.table(header: ["ID", "NEXT", "REPEAT", "TITLE"], rows: rows))
+        // TRANSLATORS: the column headings of chime list, written in capitals as ps and ls write theirs.
+        let header = [localized("ID"), localized("NEXT"), localized("REPEAT"), localized("TITLE")]
+        print(HumanText.table(header: header, rows: rows))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
+import Localization
 
 /// `chime add`'s place options: a region (`--near`) or a network (`--on-network`)
 /// instead of a time, sent as `ScheduleSimple`'s `region` or `network` option.
@@ -28,20 +29,20 @@ struct PlaceOptions: ParsableArguments {
     var isGiven: Bool { near != nil || network != nil }
 
     func validate() throws {
-        if near != nil && network != nil { throw ValidationError("give one place: --near or --on-network, not both.") }
+        if near != nil && network != nil { throw ValidationError(localized("give one place: --near or --on-network, not both.")) }
         if !isGiven {
             let stray = [("--radius", radius != nil), ("--on-entry", onEntry), ("--on-exit", onExit), ("--every-time", everyTime)]
-            if let (flag, _) = stray.first(where: \.1) { throw ValidationError("\(flag) needs a place: --near LAT,LON or --on-network NAME.") }
+            if let (flag, _) = stray.first(where: \.1) { throw ValidationError(localized("%1$s needs a place: --near LAT,LON or --on-network NAME.", flag)) }
         }
         if let near, PlaceText.coordinates(near) == nil {
-            throw ValidationError("--near '\(near)' is not LAT,LON in degrees, as in 52.5200,13.4050.")
+            throw ValidationError(localized("--near '%1$s' is not LAT,LON in degrees, as in 52.5200,13.4050.", near))
         }
         if let radius {
-            guard near != nil else { throw ValidationError("--radius applies to --near, not to --on-network.") }
-            guard PlaceText.metres(radius) != nil else { throw ValidationError("--radius '\(radius)' is not a distance such as 150m or 2km.") }
+            guard near != nil else { throw ValidationError(localized("--radius applies to --near, not to --on-network.")) }
+            guard PlaceText.metres(radius) != nil else { throw ValidationError(localized("--radius '%1$s' is not a distance such as 150m or 2km.", radius)) }
         }
         if let network, network.allSatisfy(\.isWhitespace) {
-            throw ValidationError("--on-network needs a name: a connection id or a Wi-Fi SSID.")
+            throw ValidationError(localized("--on-network needs a name: a connection id or a Wi-Fi SSID."))
         }
     }
 
@@ -68,23 +69,30 @@ struct PlaceOptions: ParsableArguments {
     func tellIfWaiting(_ id: String, _ client: SchedulerClient) {
         guard let entries = try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries,
               HumanText.fields(entries)[.state]?.stringValue == "waiting" else { return }
-        let source = near != nil ? "GeoClue (chime doctor says why)" : "NetworkManager, which is not on the system bus"
-        writeError("\(id) is waiting for a location source: \(source); it fires once that is there.")
+        writeError(near != nil
+            ? localized("%1$s is waiting for a location source: GeoClue (chime doctor says why); it fires once that is there.", id)
+            : localized("%1$s is waiting for a location source: NetworkManager, which is not on the system bus; it fires once that is there.", id))
     }
 
     /// What `chime list` shows for a place notification in its NEXT column.
     static func describe(_ fields: [NotificationKey: Value]) -> String? {
-        if fields[.state]?.stringValue == "waiting" { return "waiting for a location source" }
+        if fields[.state]?.stringValue == "waiting" { return localized("waiting for a location source") }
         let place = fields[.region] ?? fields[.network]
         guard let entries = place?.stringKeyedEntries else { return nil }
         var values: [String: Value] = [:]
         for (key, value) in entries { values[key] = value.unwrapped }
         let entry = values["notifyOnEntry"]?.boolValue ?? true, exit = values["notifyOnExit"]?.boolValue ?? true
-        let crossing = entry && exit ? "entering or leaving" : entry ? "entering" : "leaving"
-        if let name = values["name"]?.stringValue { return "on \(crossing) network \(name)" }
+        // One whole phrase per crossing, since a language may put the verb anywhere.
+        if let name = values["name"]?.stringValue {
+            return entry && exit ? localized("on entering or leaving network %1$s", name)
+                : entry ? localized("on entering network %1$s", name) : localized("on leaving network %1$s", name)
+        }
         guard case .double(let latitude)? = values["latitude"], case .double(let longitude)? = values["longitude"],
               case .double(let radius)? = values["radius"] else { return nil }
         let metres = radius >= 1000 ? "\(radius / 1000)km" : "\(Int(radius))m"
-        return "on \(crossing) \(metres) around \(latitude),\(longitude)"
+        let point = "\(latitude),\(longitude)"
+        // TRANSLATORS: %1$s is a distance such as 150m or 1.5km, %2$s a latitude,longitude pair.
+        return entry && exit ? localized("on entering or leaving %1$s around %2$s", metres, point)
+            : entry ? localized("on entering %1$s around %2$s", metres, point) : localized("on leaving %1$s around %2$s", metres, point)
     }
 }

@@ -63,4 +63,51 @@ struct CLILanguageTests {
         let json = try session.run(["chime", "log", "--json"]).stdout
         #expect(json.contains("\"event\":\"cancelled\"") || json.contains("\"event\": \"cancelled\""), "\(json)")
     }
+
+    @Test(arguments: [
+        (LanguageTests.german,
+         "chime: --near »nowhere« ist nicht im Format BREITE,LÄNGE in Grad, etwa 52.5200,13.4050. Weitere Informationen mit »chime --help«.\n"),
+        (english, "chime: --near 'nowhere' is not LAT,LON in degrees, as in 52.5200,13.4050. See 'chime --help'.\n"),
+    ])
+    func aBadPlaceIsOneSentenceInTheSessionsLanguageWithStatus64(language: [String: String], expected: String) throws {
+        let session = try Self.session(language)
+        let result = try session.run(["chime", "add", "Milch kaufen", "--near", "nowhere"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr == expected, "\(result)")
+        #expect(try session.run(["chime", "list", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
+
+    @Test func listSaysItsHeadingsAndPlacesInTheSessionsLanguage() throws {
+        try LanguageTests.builtCatalogues()
+        let session = try TestSession(systemBus: true, extraEnvironment: LanguageTests.german)
+        let geoclue = try FakeGeoClue(on: try #require(session.systemBus))
+        let added = try session.run(["chime", "add", "Milch kaufen", "--near", "52.52,13.405", "--radius", "150m", "--on-entry"])
+        #expect(added.status == 0, "\(added)")
+        try geoclue.waitForCalls("Start", 1)
+        let list = try session.run(["chime", "list"]).stdout.split(separator: "\n")
+        let header = try #require(list.first).split(separator: " ", omittingEmptySubsequences: true)
+        #expect(header == ["KENNUNG", "NÄCHSTE", "WIEDERHOLUNG", "TITEL"], "\(list)")
+        #expect(list.count == 2 && list[1].contains("beim Betreten von 150m um 52.52,13.405"), "\(list)")
+        let json = try session.run(["chime", "list", "--json"]).stdout
+        #expect(json.contains("\"state\":\"scheduled\"") || json.contains("\"state\": \"scheduled\""), "\(json)")
+    }
+
+    @Test func aPlaceWithoutALocationSourceWaitsInTheSessionsLanguage() throws {
+        let session = try Self.session(LanguageTests.german)
+        let added = try session.run(["chime", "add", "Milch kaufen", "--near", "52.52,13.405"])
+        #expect(added.status == 0, "\(added)")
+        #expect(added.stderr.contains("wartet auf eine Standortquelle"), "\(added)")
+        #expect(try session.run(["chime", "list"]).stdout.contains("wartet auf eine Standortquelle"))
+    }
+
+    @Test func doctorSpeaksTheSessionsLanguageWithTheSameStatusAndEnglishJSON() throws {
+        let session = try Self.session(LanguageTests.german)
+        let doctor = try session.run(["chime", "doctor"])
+        #expect(doctor.status == 0, "\(doctor)")
+        #expect(doctor.stdout.hasPrefix("Sitzungsbus\n"), "\(doctor)")
+        #expect(doctor.stdout.hasSuffix("Gesund, mit 1 Warnung.\n"), "\(doctor)")
+        let json = try session.run(["chime", "doctor", "--json"])
+        #expect(json.status == 0, "\(json)")
+        #expect(json.stdout.contains("chimed is not running; the bus starts it on first use"), "\(json)")
+    }
 }

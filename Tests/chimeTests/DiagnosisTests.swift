@@ -12,6 +12,6 @@ struct DiagnosisTests {
         let all = Diagnosis.fallbacks(for: [], localSound: true).map(\.capability)
         #expect(all == ["body", "actions", "sound", "body-markup", "persistence"])
         #expect(Diagnosis.fallbacks(for: Set(all), localSound: true).isEmpty)
-        #expect(Diagnosis.fallbacks(for: [], localSound: false).first { $0.capability == "sound" }?.instead.contains("silent") == true)
+        #expect(Diagnosis.fallbacks(for: [], localSound: false).first { $0.capability == "sound" }?.instead.english.contains("silent") == true)
     }
 }
