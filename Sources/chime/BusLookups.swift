@@ -68,14 +68,15 @@ struct BusLookups {
     }
 }
 
-/// The short name of process `pid` (`/proc/PID/comm`), nil when it cannot be read.
+/// The program name of process `pid`: the last path component of its `argv[0]`
+/// (`/proc/PID/cmdline`), as `comm` cuts names to 15 bytes (`xfce4-notifyd` fits, but
+/// `lxqt-notificationd` does not). `comm` serves when argv is empty (a kernel thread,
+/// a zombie) or unreadable; nil when neither can be read.
 func processName(_ pid: UInt32) -> String? {
-    let descriptor = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var buffer = [UInt8](repeating: 0, count: 64)
-    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-    guard count > 0 else { return nil }
-    let name = String(decoding: buffer[..<count], as: UTF8.self)
-    return name.hasSuffix("\n") ? String(name.dropLast()) : name
+    if let command = readSmallFile("/proc/\(pid)/cmdline"),
+       let first = command.split(separator: "\0", omittingEmptySubsequences: false).first, !first.isEmpty {
+        return String(first.split(separator: "/").last ?? first)
+    }
+    guard let comm = readSmallFile("/proc/\(pid)/comm"), !comm.isEmpty else { return nil }
+    return comm.hasSuffix("\n") ? String(comm.dropLast()) : comm
 }

@@ -66,8 +66,10 @@ struct Diagnosis {
         var fallbacks: [(capability: String, instead: Note)] = []
         /// The primary owner, then every connection queued for the name.
         var queuedOwners: [String] = []
-        /// Activation files naming the server, in the order the bus searches them.
+        /// Activation files naming the server that the running bus reads, in the order it searches them.
         var activationFiles: [String] = []
+        /// Activation files naming the server in the standard directories that the running bus does not offer.
+        var unofferedActivationFiles: [String] = []
     }
 
     /// A known dock or panel that shows badges (com.canonical.Unity.LauncherEntry).
@@ -204,7 +206,12 @@ struct Diagnosis {
         var server = Server()
         server.activatable = names.contains(Self.serverName)
         server.running = lookups.hasOwner(Self.serverName)
-        server.activationFiles = Self.activationFiles(naming: Self.serverName)
+        // Only what the running bus reads can compete for the name: a package's file in
+        // a directory this bus does not use (a test bus, a nested session) starts nothing.
+        let busDirectories = Self.busServiceDirectories(lookups) ?? Self.serviceDirectories()
+        server.activationFiles = server.activatable ? Self.activationFiles(naming: Self.serverName, in: busDirectories) : []
+        server.unofferedActivationFiles = Self.activationFiles(naming: Self.serverName, in: Self.serviceDirectories())
+            .filter { !server.activationFiles.contains($0) }
         defer { self.server = server }
         if server.activationFiles.count > 1 {
             let directories = server.activationFiles.map(Self.directory(of:))

@@ -147,10 +147,13 @@ extension Diagnosis.Server {
     }
 
     private var activationRows: [(String, String)] {
-        guard !activationFiles.isEmpty else { return [] }
-        // Found on disk, yet the bus offers none: it reads other directories, or has not reloaded.
-        let files = activationFiles.joined(separator: ", ")
-        return [(localized("activation"), activatable ? files : localized("%1$s (not offered by this bus)", files))]
+        var rows: [(String, String)] = []
+        if !activationFiles.isEmpty { rows.append((localized("activation"), activationFiles.joined(separator: ", "))) }
+        // Found on disk, yet the bus does not offer them: it reads other directories, or has not reloaded.
+        if !unofferedActivationFiles.isEmpty {
+            rows.append((localized("activation"), localized("%1$s (not offered by this bus)", unofferedActivationFiles.joined(separator: ", "))))
+        }
+        return rows
     }
 }
 
@@ -214,6 +217,7 @@ extension Diagnosis {
                 ("fallbacks", .array(server.fallbacks.map { .object([("capability", .string($0.capability)), ("instead", .string($0.instead.english))]) })),
                 ("queuedOwners", .strings(server.queuedOwners)),
                 ("activationFiles", .strings(server.activationFiles)),
+                ("unofferedActivationFiles", .strings(server.unofferedActivationFiles)),
             ]) } ?? .null),
             ("badges", badgeListeners.map { listeners in .object([
                 ("listeners", .array(listeners.map { .object([

@@ -38,6 +38,9 @@ struct Notify: ParsableCommand {
     @Option(name: [.customShort("c"), .long], help: "A notification category, such as email.arrived.")
     var category: String?
 
+    @Option(help: "A sound-theme name, a sound file, default, or none.")
+    var sound: String?
+
     @Option(name: [.customShort("t"), .customLong("expire-time")], help: "Milliseconds until the server closes it.")
     var expireTime: Int32?
 
@@ -73,7 +76,7 @@ struct Notify: ParsableCommand {
     var request: NotifyRequest {
         NotifyRequest(
             title: title, body: body, urgency: urgency?.rawValue, appName: appName, icon: icon, category: category,
-            expireTime: expireTime, hints: hints, actions: actions, transient: transient, wait: wait, printID: printID,
+            sound: sound, expireTime: expireTime, hints: hints, actions: actions, transient: transient, wait: wait, printID: printID,
             json: json
         )
     }

@@ -12,6 +12,8 @@ struct NotifyRequest: Equatable {
     var appName: String?
     var icon: String?
     var category: String?
+    /// A sound-theme name, a sound file, `default` or `none`, read as `chime add --sound` reads it.
+    var sound: String?
     var expireTime: Int32?
     var hints: [String] = []
     var actions: [String] = []
@@ -37,6 +39,7 @@ struct NotifyRequest: Equatable {
         if let appName { options.append(("appName", appName)) }
         if let icon { options.append(("image", icon)) }
         if let category { options.append(("category", category)) }
+        if let sound { options.append(("sound", sound)) }
         if let expireTime { options.append(("expires", String(expireTime))) }
         for hint in hints {
             let parts = hint.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)

@@ -11,7 +11,7 @@ struct DoctorTests {
                              "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "localSound",
                              "backup", "recovery"]
     static let serverKeys = ["running", "activatable", "owner", "pid", "process", "name", "vendor", "version", "specVersion",
-                             "capabilities", "fallbacks", "queuedOwners", "activationFiles"]
+                             "capabilities", "fallbacks", "queuedOwners", "activationFiles", "unofferedActivationFiles"]
 
     /// A directory of its own for each run: the service directories doctor scans and the
     /// runtime directory, so nothing of the machine's (Debian's dunst file, a real
@@ -194,26 +194,53 @@ struct DoctorTests {
         #expect(result.stdout.contains("export DBUS_SESSION_BUS_ADDRESS=unix:path=\(scratch.runtime)/bus"), "\(result)")
     }
 
-    @Test func twoActivationFilesForTheServerAreAWarning() throws {
+    @Test func twoActivationFilesTheBusOffersAreAWarning() throws {
         let session = try TestSession()
         let scratch = try Scratch()
-        try scratch.addServiceFile("org.example.Dunst.service", busName: "org.freedesktop.Notifications")
-        try scratch.addServiceFile("org.example.Mako.service", busName: "org.freedesktop.Notifications")
+        // Files where the bus looks (its own service directory), then made known to it.
+        let services = session.directory.appendingPathComponent("services")
+        for name in ["org.example.Dunst", "org.example.Mako"] {
+            try "[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=/bin/false\n"
+                .write(to: services.appendingPathComponent(name + ".service"), atomically: true, encoding: .utf8)
+        }
         try scratch.addServiceFile("org.example.Other.service", busName: "org.example.Other")
+        #expect(try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
+                                 "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.ReloadConfig"]).status == 0)
         let result = try doctor(session, scratch: scratch)
         #expect(result.status == 0, "\(result)")
-        let files = "\(scratch.dataDirs)/dbus-1/services/org.example.Dunst.service, \(scratch.dataDirs)/dbus-1/services/org.example.Mako.service"
+        let files = "\(services.path)/org.example.Dunst.service, \(services.path)/org.example.Mako.service"
         #expect(result.stdout.contains("Two notification servers are registered"), "\(result)")
         #expect(result.stdout.contains(files), "\(result)")
         #expect(result.stdout.contains("the bus picks one of them arbitrarily"), "\(result)")
         #expect(!result.stdout.contains("org.example.Other.service"), "\(result)")
     }
 
+    /// mako's and xfce4-notifyd's files next to dunst's, where this bus does not look,
+    /// as on a machine with several servers installed and a session bus of its own.
+    @Test func activationFilesTheBusDoesNotReadAreNoWarning() throws {
+        let session = try TestSession()
+        let scratch = try Scratch()
+        try scratch.addServiceFile("org.example.Dunst.service", busName: "org.freedesktop.Notifications")
+        try scratch.addServiceFile("org.example.Mako.service", busName: "org.freedesktop.Notifications")
+        let result = try doctor(session, scratch: scratch)
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.stdout.contains("Two notification servers"), "\(result)")
+        #expect(result.stdout.contains("org.example.Mako.service") && result.stdout.contains("(not offered by this bus)"), "\(result)")
+        let server = try #require(try json(try doctor(session, ["--json"], scratch: scratch))["notificationServer"] as? [String: Any])
+        #expect((server["activationFiles"] as? [String]) == [])
+        // The machine's own files (Debian's dunst, say) may be listed as well.
+        let unoffered = server["unofferedActivationFiles"] as? [String] ?? []
+        #expect(unoffered.contains("\(scratch.dataDirs)/dbus-1/services/org.example.Mako.service"), "\(unoffered)")
+    }
+
     @Test func aSecondServerQueuedForTheNameIsAWarning() throws {
         let session = try TestSession()
         let scratch = try Scratch()
         // A second server that waits in the queue for the name instead of replacing the first.
-        let second = try session.spawn(["/usr/bin/python3", "-c", """
+        // Under a name longer than the 15 bytes of /proc/PID/comm.
+        let program = scratch.url.appendingPathComponent("a-long-notification-server").path
+        try FileManager.default.createSymbolicLink(atPath: program, withDestinationPath: "/usr/bin/python3")
+        let second = try session.spawn([program, "-c", """
             import dbus, signal
             reply = dbus.SessionBus().request_name('org.freedesktop.Notifications', 0)
             print('queued' if reply == dbus.bus.REQUEST_NAME_REPLY_IN_QUEUE else 'reply %d' % reply, flush=True)
@@ -225,6 +252,7 @@ struct DoctorTests {
         let result = try doctor(session, scratch: scratch)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("Two notification servers are running"), "\(result)")
+        #expect(result.stdout.contains("a-long-notification-server ("), "\(result)")
         let server = try #require(try json(try doctor(session, ["--json"], scratch: scratch))["notificationServer"] as? [String: Any])
         #expect((server["queuedOwners"] as? [String])?.count == 2)
     }

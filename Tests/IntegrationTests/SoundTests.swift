@@ -39,4 +39,18 @@ struct SoundTests {
         #expect(!session.daemonLog.contains("libcanberra could not play"))
         #expect(!session.daemonLog.contains("Played the sound"))
     }
+
+    @Test func notifyPassesItsSoundAsAddDoes() throws {
+        let session = try TestSession(capabilities: "body actions sound")
+        #expect(try session.run(["chime", "notify", "--sound", "bell", "Ding"]).status == 0)
+        #expect(try session.run(["chime", "notify", "--sound", "none", "Quiet"]).status == 0)
+        #expect(try session.run(["chime", "notify", "--sound=/usr/share/sounds/bell.oga", "File"]).status == 0)
+        let calls = try session.waitForNotifyCalls(3)
+        let call = { (title: String) in calls.first { $0.contains("'\(title)'") } ?? "" }
+        #expect(call("Ding").contains("'sound-name': <'bell'>"), "\(calls)")
+        #expect(call("Quiet").contains("'suppress-sound': <true>") && !call("Quiet").contains("sound-name"), "\(calls)")
+        #expect(call("File").contains("'sound-file': <'/usr/share/sounds/bell.oga'>"), "\(calls)")
+        let bad = try session.run(["chime", "notify", "--sound", "", "Bad"])
+        #expect(bad.status != 0 && bad.stderr.contains("sound"), "\(bad)")
+    }
 }

@@ -22,7 +22,7 @@ struct NotifyRequestTests {
     static let leftToArgumentParser: [[String]] = [
         [], ["--help"], ["-?"], ["-wp", "T"], ["--no-such", "T"], ["-u", "urgent", "T"], ["-t", "soon", "T"],
         ["-h", "int:value", "T"], ["-A", "=Done", "T"], ["T", "B", "C"], ["--", "-T"], ["-u"], ["--wait=yes", "T"], ["--json=yes", "T"],
-        ["-A", "-x", "T"],
+        ["-A", "-x", "T"], ["--sound", "bell", "T"],
     ]
 
     @Test(arguments: agreed)
