@@ -26,6 +26,9 @@ final class Delivery {
     var withdrawn = false
     /// A press on it was handled: a second one (servers that keep the popup) is not.
     var pressed = false
+    /// The server that showed it advertised `persistence`: it promised to keep it until
+    /// the user dismissed it.
+    var keptUntilDismissed = false
     var closer: Closer?
     /// Chime's own expiry timer (GNOME Shell ignores expire_timeout).
     var expiry: AnyObject?

@@ -1,5 +1,6 @@
 import ChimeCore
 import DBus
+import Foundation
 
 /// The arguments of one `Notify` call, shaped by what the server can do.
 struct NotifyRequest {
@@ -20,7 +21,7 @@ struct NotifyRequest {
         [
             .string(alert.appName),
             .uint32(replacesID),
-            .string(alert.image ?? ""),
+            .string(image ?? ""),
             .string(alert.title),
             .string(body),
             .stringArray(alert.allActions.flatMap { [$0.key, $0.label] }),
@@ -35,16 +36,30 @@ struct NotifyRequest {
         capabilities?.contains("body-markup") == true ? alert.body.xmlEscaped : alert.body
     }
 
+    /// The image as the specification's "Icons and Images" names one: an icon name as it
+    /// is, a file as a `file://` URI, "the only URI schema supported". No `image-data`:
+    /// decoding an image file would take an image library into the daemon, and every
+    /// server that takes `image-data` (GNOME Shell, Plasma, dunst) reads `image-path` too.
+    var image: String? {
+        guard let image = alert.image else { return nil }
+        return image.hasPrefix("/") ? URL(fileURLWithPath: image).absoluteString : image
+    }
+
     /// Whether the server plays the sound itself; when unknown, Chime plays it.
     var serverPlaysSound: Bool {
         capabilities?.contains("sound") == true
+    }
+
+    /// Whether the server keeps it until the user dismisses it (`persistence`).
+    var serverKeepsIt: Bool {
+        capabilities?.contains("persistence") == true
     }
 
     var hints: [(String, Value)] {
         var hints: [(String, Value)] = [("urgency", .byte(alert.urgency.rawValue))]
         if let category = alert.category { hints.append(("category", .string(category))) }
         if let entry = alert.desktopEntry { hints.append(("desktop-entry", .string(entry))) }
-        if let image = alert.image { hints.append(("image-path", .string(image))) }
+        if let image { hints.append(("image-path", .string(image))) }
         switch alert.sound {
         case .serverDefault: break
         case .none: hints.append(("suppress-sound", .bool(true)))

@@ -29,12 +29,20 @@ extension Presenter {
 
     /// The old server's ids mean nothing to the new one. What it showed with buttons is
     /// posted again, ahead of anything waiting; answers still due from it fail by themselves.
+    ///
+    /// `persistence` is a promise of one server process: the specification's "retained
+    /// until acknowledged or removed by the user" lets a sender rely on the server instead
+    /// of reminding by itself. A new owner of the name is a new process (GNOME Shell keeps
+    /// its list in its own memory) whose ids start afresh, so whatever the new one
+    /// advertises it holds nothing of the old one's; what the old one promised to keep and
+    /// the user never dismissed is posted again too, buttons or not.
     private func serverChanged() {
         let orphans = onScreen.removeAll().compactMap { deliveries[$0] }
         var reposted: [Int64] = []
         for delivery in orphans {
             delivery.expiry = nil
-            guard !delivery.pressed, !expand(delivery.stored.alert).allActions.isEmpty else {
+            let actionable = !expand(delivery.stored.alert).allActions.isEmpty
+            guard !delivery.pressed, actionable || delivery.keptUntilDismissed else {
                 remove(delivery)
                 continue
             }
@@ -42,7 +50,7 @@ extension Presenter {
             if delivery.stored.kind == .immediate { waitingImmediate += 1 }
             reposted.append(delivery.stored.seq)
         }
-        if !reposted.isEmpty { logger.info("Posting \(reposted.count) notifications with buttons again on the next server.") }
+        if !reposted.isEmpty { logger.info("Posting \(reposted.count) notifications again on the next server.") }
         queue.insert(contentsOf: reposted, at: 0)
         retryTimer = nil
     }

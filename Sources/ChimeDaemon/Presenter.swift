@@ -251,6 +251,7 @@ final class Presenter {
         // A server without the sound capability ignores the hints; play it here, and
         // only here, so it never sounds twice.
         if !request.serverPlaysSound { sounds?.play(alert.sound, for: delivery.stored.id) }
+        delivery.keptUntilDismissed = request.serverKeepsIt
         let seq = delivery.stored.seq
         server.notify(request) { [unowned self] result in self.answered(seq, result) }
     }

@@ -151,6 +151,17 @@ struct NotifyRequestTests {
         #expect(request.hints.filter { $0.0 == "urgency" }.count == 1)
     }
 
+    @Test func imageFilesGoAsFileURIsAndIconNamesAsTheyAre() {
+        var alert = Alert(title: "T")
+        alert.image = "/tmp/tea time.png"
+        let file = NotifyRequest(alert: alert, capabilities: ["body"])
+        #expect(Dictionary(uniqueKeysWithValues: file.hints)["image-path"] == .string("file:///tmp/tea%20time.png"))
+        #expect(file.arguments[2] == .string("file:///tmp/tea%20time.png"))
+        alert.image = "dialog-information"
+        let named = NotifyRequest(alert: alert, capabilities: ["body"])
+        #expect(Dictionary(uniqueKeysWithValues: named.hints)["image-path"] == .string("dialog-information"))
+    }
+
     @Test func markupServersGetEscapedBodies() {
         var alert = Alert(title: "T")
         alert.body = "<b>&"

@@ -26,7 +26,7 @@ struct SchedulerBusTests {
             """)
         #expect(result.status == 0, "\(result)")
         let call = try #require(try session.waitForNotifyCalls(1).first)
-        #expect(call.contains("[<'Kettle'>, <uint32 0>, <'/tmp/tea.png'>, <'Tea'>, <'a < b & c'>"))
+        #expect(call.contains("[<'Kettle'>, <uint32 0>, <'file:///tmp/tea.png'>, <'Tea'>, <'a < b & c'>"))
         #expect(call.contains("<['default', 'Open', 'done', 'Done']>"))
         #expect(call.contains("'urgency': <byte 0x00>"))
         #expect(call.contains("'desktop-entry': <'org.example.Kettle'>"))

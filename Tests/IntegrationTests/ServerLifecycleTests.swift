@@ -36,6 +36,20 @@ struct ServerLifecycleTests {
         // Only the one with buttons came back.
         #expect(try session.notifyCalls().count == 1)
     }
+
+    /// A server with `persistence` (GNOME Shell, Plasma) promised to keep even a popup
+    /// without buttons until the user dismissed it; its successor is a new process that
+    /// holds none of them, whatever it advertises, so Chime posts them again.
+    @Test func whatAPersistentServerKeptIsPostedAgainWhenItRestarts() throws {
+        let session = try TestSession(capabilities: "body actions persistence")
+        #expect(try session.run(["chime", "notify", "Kept by the server"]).status == 0)
+        _ = try session.waitForNotifyCalls(1)
+
+        session.stopNotificationServer()
+        try session.startNotificationServer(capabilities: "body actions persistence")
+        let calls = try session.waitForNotifyCalls(1)
+        #expect(calls[0].contains("<'Kept by the server'>"))
+    }
 }
 
 /// What a server without buttons, or one that comes and goes, does to reminders.
