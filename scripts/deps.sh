@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a task needs: scripts/deps.sh [--check] GROUP...
-# Groups: build, deb, test, bench, demo, screenshot. Only missing packages are installed, so a
+# Groups: build, deb, test, servers, bench, demo, screenshot. Only missing packages are installed, so a
 # machine that already has everything never touches apt (or the network). With --check it
 # installs nothing: it names what is missing and the command that installs it (make
 # install builds with it, and never runs sudo or apt by itself).
 set -euo pipefail
 
 usage() {
-    echo "usage: ${0##*/} [--check] GROUP... (groups: build deb test bench demo screenshot)" >&2
+    echo "usage: ${0##*/} [--check] GROUP... (groups: build deb test servers bench demo screenshot)" >&2
     exit 2
 }
 
@@ -27,6 +27,10 @@ deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev)
 # python3-gi and gir1.2-glib-2.0: the app in front of docs/examples and its test fakes (Gio).
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
            desktop-file-utils groff-base locales libglib2.0-data python3-gi gir1.2-glib-2.0)
+# The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
+# them all, so they are test packages too.
+server_pkgs=()
+test_pkgs+=("${server_pkgs[@]}")
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
@@ -46,6 +50,7 @@ for group in "$@"; do
         build) wanted+=("${build_pkgs[@]}") ;;
         deb)   wanted+=("${deb_pkgs[@]}") ;;
         test)  wanted+=("${test_pkgs[@]}") ;;
+        servers) wanted+=("${test_pkgs[@]}" "${server_pkgs[@]}") ;;
         bench) wanted+=("${bench_pkgs[@]}") ;;
         demo)  wanted+=("${demo_pkgs[@]}") ;;
         screenshot) wanted+=("${screenshot_pkgs[@]}") ;;

@@ -159,7 +159,7 @@ chime_start_x() {
 # "default" action, so clicking the middle of dunst's window presses it.
 chime_start_dunst() {
     # The same configuration the end-to-end tests use, unless given another.
-    local rc=${1:-$CHIME_ROOT/Tests/dunstrc}
+    local rc=${1:-$CHIME_ROOT/Tests/servers/dunstrc}
     dunst -config "$rc" >"$CHIME_TMP/dunst.log" 2>&1 &
     CHIME_DUNST_PID=$!
     chime_track "$CHIME_DUNST_PID"

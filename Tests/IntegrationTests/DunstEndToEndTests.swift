@@ -16,7 +16,7 @@ struct DunstEndToEndTests {
         let display = ":" + xvfb.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)
         var env = session.environment
         env["DISPLAY"] = display
-        let dunst = try Spawned(["dunst", "-config", packageRoot.appendingPathComponent("Tests/dunstrc").path], environment: env)
+        let dunst = try Spawned(["dunst", "-config", packageRoot.appendingPathComponent("Tests/servers/dunstrc").path], environment: env)
         defer { dunst.stop() }
         try session.waitForName("org.freedesktop.Notifications")
 

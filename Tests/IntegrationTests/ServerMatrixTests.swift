@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// One scenario, run against every notification server of the matrix (`MatrixServers`),
+/// each driven through its own popup or control: fire, open the app, Complete a series,
+/// Remind a one-shot, press a kept popup twice, expire, survive the server's crash.
+/// `CHIME_SERVERS` picks servers; `make test-servers` runs all and tabulates the report.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct ServerMatrixTests {
+    /// A category with Complete and a short snooze, so a reminded one-shot comes back
+    /// within the test.
+    static let config = """
+        [Category matrix]
+        Actions=complete;soon;
+
+        [Action soon]
+        Label=Remind in 2 seconds
+        Snooze=2s
+        """
+
+    static let soonLabel = "Remind in 2 seconds"
+
+    @Test(arguments: MatrixServers.selected)
+    func scenario(_ serverName: String) throws {
+        let type = try #require(MatrixServers.named(serverName), "CHIME_SERVERS names an unknown server '\(serverName)'")
+        var run = MatrixRun(server: serverName)
+        defer { run.record() }
+        let session = try TestSession(capabilities: nil)
+        try session.writeConfig(Self.config)
+        let app = try FakeApp(session: session)
+        let recorder = try BusRecorder(session: session)
+        let server: any MatrixServer
+        do {
+            server = try type.init(session: session)
+        } catch let error as MatrixServerError {
+            run.result = "could not start"
+            run.reason = "\(error)"
+            // make test-servers reports it; make test installs every server it runs, so there
+            // it is a failure.
+            if ProcessInfo.processInfo.environment["CHIME_MATRIX_ALLOW_MISSING"] != "1" { Issue.record("\(serverName) \(error)") }
+            return
+        }
+        defer { server.stop() }
+        run.information = try Self.serverInformation(session)
+        run.capabilities = try Self.capabilities(session)
+        let scenario = Scenario(session: session, server: server, recorder: recorder, app: app,
+                                capabilities: Set(run.capabilities), monitor: try SignalMonitor(session: session, startDaemon: true))
+        for (name, body) in scenario.steps {
+            if let error = run.step(name, body) { Issue.record("\(serverName), \(name): \(error)") }
+            do { try scenario.cleanUp() } catch { Issue.record("\(serverName), cleaning up after \(name): \(error)") }
+        }
+    }
+
+    static func serverInformation(_ session: TestSession) throws -> [String] {
+        let reply = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
+                                     "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.GetServerInformation"])
+        return reply.stdout.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    static func capabilities(_ session: TestSession) throws -> [String] {
+        let reply = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
+                                     "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.GetCapabilities"])
+        return reply.stdout.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+}
+
+/// The steps, each returning what the server did differently (or "n/a: why").
+private struct Scenario {
+    let session: TestSession
+    let server: any MatrixServer
+    let recorder: BusRecorder
+    let app: FakeApp
+    let capabilities: Set<String>
+    let monitor: SignalMonitor
+
+    var steps: [(String, () throws -> String)] {
+        [("fire", fire), ("default click opens the app", openApp), ("Complete ends a series", complete),
+         ("Remind brings a one-shot back", remind), ("a second press on a kept popup is ignored", secondPress),
+         ("expiry closes it", expiry), ("a server crash re-posts what was on screen", restart)]
+    }
+
+    /// Schedules a notification due in a second through gdbus; returns its id.
+    func schedule(_ fields: String) throws -> String {
+        let reply = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                     "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.Schedule",
+                                     "{'when': <'in 1s'>, \(fields)}"])
+        guard reply.status == 0, let id = reply.stdout.split(separator: "'").dropFirst().first else {
+            throw TestFailure.failed("Schedule failed: \(reply)")
+        }
+        return String(id)
+    }
+
+    /// The server's id of the notification whose summary is `title`, once shown `count` times.
+    func shown(_ title: String, count: Int = 1) throws -> BusRecorder.Notified {
+        let notified = try recorder.waitForNotifications(summary: title, count: count)
+        return notified[count - 1]
+    }
+
+    func state(of id: String) throws -> String {
+        let reply = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                     "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.Get", id])
+        guard let range = reply.stdout.range(of: "'state': <'") else { throw TestFailure.failed("Get \(id): \(reply)") }
+        return String(reply.stdout[range.upperBound...].prefix { $0 != "'" })
+    }
+
+    var hasActions: Bool { capabilities.contains("actions") }
+
+    func fire() throws -> String {
+        let id = try schedule("'title': <'Matrix fire'>, 'body': <'Tea & <cake> at 5'>, 'sound': <'message-new-instant'>, 'category': <'matrix'>")
+        let notified = try shown("Matrix fire")
+        var notes: [String] = []
+        if capabilities.contains("body-markup") {
+            try expect(notified.body == "Tea &amp; &lt;cake&gt; at 5", "markup body sent as \(notified.body.debugDescription)")
+        } else {
+            try expect(notified.body == "Tea & <cake> at 5", "plain body sent as \(notified.body.debugDescription)")
+            notes.append("no body-markup: the body is sent as plain text")
+        }
+        if hasActions {
+            try expect(notified.actions == ["complete", "Complete", "soon", MatrixTestsLabels.soon], "actions sent: \(notified.actions)")
+        } else {
+            try expect(notified.actions.isEmpty, "actions sent to a server without them: \(notified.actions)")
+            notes.append("no actions: no buttons")
+        }
+        if capabilities.contains("sound") {
+            try expect(notified.hints.contains("\"sound-name\""), "no sound-name hint: \(notified.hints)")
+        } else {
+            let log = try session.waitForDaemonLog(containing: "sound of \(id)")
+            let played = log.contains("Played the sound of \(id)")
+            notes.append("no sound capability: Chime plays it itself (\(played ? "played" : "libcanberra failed here: no audio device"))")
+        }
+        return notes.joined(separator: "; ")
+    }
+
+    func openApp() throws -> String {
+        let id = try schedule("'title': <'Matrix open'>, 'desktopEntry': <'org.example.Fake'>, 'defaultAction': <'Open'>")
+        let notified = try shown("Matrix open")
+        try server.click(notification: try require(notified.id))
+        let arguments = try require(try app.waitForActivateAction(), "no ActivateAction; chimed: \(session.daemonLog.suffix(2000))")
+        let fields = FakeApp.parameterFields(arguments)
+        try expect(fields["id"] == .string(id), "ActivateAction for \(String(describing: fields["id"]))")
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'default'")
+        return ""
+    }
+
+    func complete() throws -> String {
+        guard hasActions else { return "n/a: the server has no actions" }
+        let id = try schedule("'title': <'Matrix series'>, 'repeat': <'minute'>, 'category': <'matrix'>")
+        let notified = try shown("Matrix series")
+        let serverID = try require(notified.id)
+        try server.press(label: "Complete", key: "complete", notification: serverID)
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'complete'")
+        _ = try monitor.waitForLine(containing: "Closed ('\(id)'")
+        let state = try state(of: id)
+        try expect(state == "done", "the series is still \(state) after Complete")
+        return closedBy(serverID)
+    }
+
+    func remind() throws -> String {
+        guard hasActions else { return "n/a: the server has no actions" }
+        let id = try schedule("'title': <'Matrix remind'>, 'category': <'matrix'>")
+        let serverID = try require(try shown("Matrix remind").id)
+        try server.press(label: MatrixTestsLabels.soon, key: "soon", notification: serverID)
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'soon'")
+        let again = try shown("Matrix remind", count: 2)
+        try cancelAll()
+        return again.id == serverID ? "the copy replaced the popup" : ""
+    }
+
+    func secondPress() throws -> String {
+        guard hasActions else { return "n/a: the server has no actions" }
+        // resident: Chime leaves the popup after a press, as the app asked.
+        let id = try schedule("'title': <'Matrix kept'>, 'category': <'matrix'>, 'hints': <{'resident': <true>}>")
+        let serverID = try require(try shown("Matrix kept").id)
+        try server.press(label: MatrixTestsLabels.soon, key: "soon", notification: serverID)
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'soon'")
+        try recorder.catchUp(on: session)
+        guard recorder.closedReasons(of: serverID).isEmpty else {
+            try cancelAll()
+            return "n/a: the server closed the popup after the press, even a resident one"
+        }
+        try server.press(label: MatrixTestsLabels.soon, key: "soon", notification: serverID)
+        try session.waitForDaemonLog(containing: "Ignored 'soon' on \(id)")
+        let copies = try session.run(["chime", "list", "--json"]).stdout.components(separatedBy: "\"origin\":\"\(id)\"").count - 1
+        try expect(copies == 1, "\(copies) snoozed copies after two presses")
+        try cancelAll()
+        return "keeps a resident popup after a press"
+    }
+
+    func expiry() throws -> String {
+        let id = try schedule("'title': <'Matrix expiry'>, 'expires': <3000>")
+        let serverID = try require(try shown("Matrix expiry").id)
+        _ = try monitor.waitForLine(containing: "Closed ('\(id)', uint32 1)")
+        let reasons = recorder.closedReasons(of: serverID)
+        return recorder.closeRequested(serverID) && reasons.first != 1
+            ? "does not expire it by expire_timeout in time: Chime closes it (server reason \(reasons.first.map(String.init) ?? "none"))"
+            : ""
+    }
+
+    func restart() throws -> String {
+        let id = try schedule("'title': <'Matrix restart'>, 'category': <'matrix'>")
+        _ = try shown("Matrix restart")
+        try server.crashAndRestart()
+        let again = try shown("Matrix restart", count: 2)
+        guard hasActions else { return "" }
+        try server.press(label: "Complete", key: "complete", notification: try require(again.id))
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'complete'")
+        return ""
+    }
+
+    /// Whether the server closed a popup itself after the press or left it to Chime.
+    func closedBy(_ serverID: UInt32) -> String {
+        recorder.closedByServer(serverID) ? "closes the popup itself after a button" : "keeps the popup after a button: Chime closes it"
+    }
+
+    /// Leaves nothing behind for the next step: nothing scheduled, nothing on screen.
+    func cleanUp() throws {
+        try cancelAll()
+        for id in Set(recorder.notifications().compactMap(\.id)) where recorder.closedReasons(of: id).isEmpty {
+            _ = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
+                                 "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.CloseNotification", String(id)])
+        }
+        try recorder.catchUp(on: session)
+    }
+
+    func cancelAll() throws {
+        _ = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                             "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.CancelAll"])
+    }
+
+    func expect(_ condition: Bool, _ failure: @autoclosure () -> String) throws {
+        guard condition else { throw TestFailure.failed(failure()) }
+    }
+
+    func require<T>(_ value: T?, _ failure: @autoclosure () -> String = "missing value") throws -> T {
+        guard let value else { throw TestFailure.failed(failure()) }
+        return value
+    }
+}
+
+private enum MatrixTestsLabels {
+    static let soon = ServerMatrixTests.soonLabel
+}
