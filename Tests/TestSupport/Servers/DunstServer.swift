@@ -47,8 +47,8 @@ public final class DunstServer: MatrixServer {
     }
 
     public func press(label: String, key: String, notification id: UInt32) throws {
-        // dunst lists a button as "#LABEL [SUMMARY]" in its menu.
-        try "#\(label) [".write(to: pick, atomically: true, encoding: .utf8)
+        // dunst 1.9 lists a button as "#LABEL (SUMMARY) [ID,KEY]" in its menu.
+        try "[\(id),\(key)]".write(to: pick, atomically: true, encoding: .utf8)
         let result = try Spawned(["dunstctl", "context"], environment: environment).finish()
         guard result.status == 0 else { throw TestFailure.failed("dunstctl context failed: \(result)") }
     }
