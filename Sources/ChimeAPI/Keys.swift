@@ -95,7 +95,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
 /// The keys of the `a{sv}` `Status` answers with; optional ones are absent, not empty.
 public enum StatusKey: String, CaseIterable, Sendable {
     case version, interface, pid, store, scheduled, pending, timeZone, nextFire, nextFireTimestamp, notificationServer
-    case capabilities, localSound, backup, backupTimestamp, recovery
+    case capabilities, localSound, lastLocalSound, backup, backupTimestamp, recovery
     case locationSource, networkSource
 
     /// The key's type and meaning, as the contract file says them.
@@ -113,6 +113,8 @@ public enum StatusKey: String, CaseIterable, Sendable {
         case .notificationServer: "s: unique name of the server chimed follows; absent when there is none"
         case .capabilities: "as: that server's, as chimed learned them"
         case .localSound: "b: chimed can play sounds through libcanberra for servers without \"sound\""
+        case .lastLocalSound: "s: how the last sound chimed played itself went: \"played\", or libcanberra's error; absent "
+            + "before the first"
         case .backup: "s: ISO 8601 time of the store's last backup; absent when there is none"
         case .backupTimestamp: "x: the same as Unix time"
         case .recovery: "s: what was recovered when the store was found damaged, and where the damaged file is kept; present "

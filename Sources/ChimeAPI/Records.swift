@@ -16,6 +16,8 @@ public struct DaemonStatus: Sendable, Equatable {
     /// Nil while the server has not said what it can do.
     public var capabilities: [String]?
     public var localSound: Bool?
+    /// "played", or libcanberra's error for the last sound chimed played itself.
+    public var lastLocalSound: String?
     /// Unix seconds of the store's last backup.
     public var backup: Int64?
     public var recovery: String?
@@ -41,6 +43,7 @@ public struct DaemonStatus: Sendable, Equatable {
         notificationServer = fields[.notificationServer]?.stringValue
         capabilities = fields[.capabilities]?.arrayElements?.compactMap(\.stringValue)
         localSound = fields[.localSound]?.boolValue
+        lastLocalSound = fields[.lastLocalSound]?.stringValue
         backup = fields[.backupTimestamp]?.integerValue
         recovery = fields[.recovery]?.stringValue
         locationSource = fields[.locationSource]?.stringValue
@@ -63,6 +66,7 @@ public struct DaemonStatus: Sendable, Equatable {
             (.notificationServer, notificationServer.map(Value.string)),
             (.capabilities, capabilities.map(Value.stringArray)),
             (.localSound, localSound.map(Value.bool)),
+            (.lastLocalSound, lastLocalSound.map(Value.string)),
             (.backup, backup.map { .string(isoText($0)) }),
             (.backupTimestamp, backup.map(Value.int64)),
             (.recovery, recovery.map(Value.string)),

@@ -20,6 +20,7 @@ extension DaemonStatus {
         // Absent while the server has not answered GetCapabilities.
         capabilities = client.owner == nil ? nil : client.capabilities?.sorted()
         localSound = presenter.sounds?.isAvailable ?? false
+        lastLocalSound = presenter.sounds?.lastResult
         backup = store.lastBackup.map(NotificationEncoding.seconds)
         // Shown until the user removes the damaged file it keeps.
         (locationSource, networkSource) = scheduler.places?.sourceStates ?? ("unused", "unused")

@@ -16,6 +16,9 @@ final class SoundPlayer {
     private let logger: Logger
     /// How many sounds were handed to libcanberra, for tests and logs.
     private(set) var played = 0
+    /// How the last sound went: "played", or why not (for `chime doctor`: libcanberra
+    /// sets up fine on a machine without an audio device, and fails only when it plays).
+    private(set) var lastResult: String?
     /// The sound file handed over last, kept open until the next one (see ``play(_:for:)``).
     private var lastFile: Int32 = -1
 
@@ -65,6 +68,7 @@ final class SoundPlayer {
         }
         guard let context = open() else {
             if file >= 0 { close(file) }
+            lastResult = "libcanberra is unavailable"
             return
         }
         let property: (key: String, value: String)
@@ -85,8 +89,10 @@ final class SoundPlayer {
         let status = chime_sound_play(context, property.key, property.value, "Chime notification \(id)")
         if status == 0 {
             played += 1
+            lastResult = "played"
             logger.info("Played the sound of \(id) through libcanberra.")
         } else {
+            lastResult = Self.describe(status)
             logger.warning("libcanberra could not play the sound of \(id): \(Self.describe(status)).")
         }
     }

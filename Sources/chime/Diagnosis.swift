@@ -38,7 +38,11 @@ struct Diagnosis {
         var notificationServer: String?
         /// False while chimed has not learned what its server can do (no answer to GetCapabilities yet).
         var capabilitiesKnown: Bool?
+        /// The server's capabilities as chimed learned them: what it acts on.
+        var capabilities: [String]?
         var localSound: Bool?
+        /// "played", or libcanberra's error for the last sound chimed played itself.
+        var lastLocalSound: String?
         /// When chimed last backed up its store (Unix seconds).
         var backup: Int64?
         /// What chimed recovered from a damaged store, while the damaged file is kept.
@@ -154,7 +158,7 @@ struct Diagnosis {
             daemon.notificationServer = status.notificationServer
             // chimed leaves capabilities out while its server has not said what it can do.
             daemon.capabilitiesKnown = daemon.notificationServer == nil ? nil : status.capabilities != nil
-            daemon.localSound = status.localSound
+            (daemon.capabilities, daemon.localSound, daemon.lastLocalSound) = (status.capabilities, status.localSound, status.lastLocalSound)
             daemon.backup = status.backup
             daemon.recovery = status.recovery
             (daemon.locationSource, daemon.networkSource) = (status.locationSource, status.networkSource)
@@ -264,7 +268,9 @@ struct Diagnosis {
             let reply = try lookups.call(Self.serverName, Self.serverPath, Self.serverName, "GetCapabilities")
             let capabilities = reply.first?.arrayElements?.compactMap(\.stringValue) ?? []
             server.capabilities = capabilities
-            server.fallbacks = Self.fallbacks(for: Set(capabilities), localSound: daemon?.localSound)
+            server.fallbacks = Self.fallbacks(for: Set(capabilities), localSound: daemon?.localSound,
+                                              lastLocalSound: daemon?.lastLocalSound)
+            noteSilentSounds(serverCapabilities: capabilities)
         } catch {
             warnings.append(Note {
                 localized("%1$s does not say what it can do (GetCapabilities: %2$s); chimed then assumes it has no buttons, sound or markup.",
@@ -295,14 +301,21 @@ struct Diagnosis {
 
     /// What Chime does for each capability it uses that `capabilities` lacks; this
     /// must say what chimed really does (NotifyRequest.swift, Presenter.swift, SoundPlayer.swift).
-    static func fallbacks(for capabilities: Set<String>, localSound: Bool?) -> [(capability: String, instead: Note)] {
+    /// `lastLocalSound` is how chimed's last sound of its own went: set up is not played.
+    static func fallbacks(for capabilities: Set<String>, localSound: Bool?,
+                          lastLocalSound: String? = nil) -> [(capability: String, instead: Note)] {
         let table: [(String, () -> String)] = [
             ("body", { localized("only the title is shown, not the body") }),
             ("actions", { localized("buttons are not shown; press them with 'chime act ID ACTION'") }),
             ("sound", {
-                localSound == false
-                    ? localized("sounds stay silent: the server plays none, and chimed could not set up libcanberra to play them itself")
-                    : localized("chimed plays the sound itself through libcanberra")
+                if localSound == false {
+                    return localized("sounds stay silent: the server plays none, and chimed could not set up libcanberra to play them itself")
+                }
+                guard let lastLocalSound, lastLocalSound != "played" else {
+                    return localized("chimed plays the sound itself through libcanberra")
+                }
+                // TRANSLATORS: %1$s is libcanberra's error message, in English (such as "IO error").
+                return localized("chimed plays the sound itself through libcanberra, but the last one failed: %1$s", lastLocalSound)
             }),
             ("body-markup", { localized("bodies are shown as plain text, as Chime sends them anyway (it escapes markup for servers that parse it)") }),
             ("persistence", {

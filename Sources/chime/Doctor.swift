@@ -114,6 +114,8 @@ extension Diagnosis.Daemon {
         if version != nil, mismatch == nil {
             let server = notificationServer ?? localized("no notification server")
             rows.append((localized("following"), capabilitiesKnown == false ? localized("%1$s (capabilities unknown)", server) : server))
+            // What chimed acts on, beside what the server says below: they differ until chimed asks again.
+            if let capabilities { rows.append((localized("using"), capabilities.isEmpty ? localized("none") : capabilities.joined(separator: " "))) }
         }
         rows.append((localized("activatable"), activatable ? localized("yes") : localized("no")))
         return rows
@@ -199,7 +201,9 @@ extension Diagnosis {
                 ("timeZone", .string(daemon.timeZone)),
                 ("notificationServer", .string(daemon.notificationServer)),
                 ("capabilitiesKnown", .bool(daemon.capabilitiesKnown)),
+                ("capabilities", .strings(daemon.capabilities)),
                 ("localSound", .bool(daemon.localSound)),
+                ("lastLocalSound", .string(daemon.lastLocalSound)),
                 ("backup", .string(daemon.backup.map(HumanText.isoTime))),
                 ("recovery", .string(daemon.recovery)),
             ]) } ?? .null),

@@ -8,8 +8,8 @@ struct DoctorTests {
     /// The keys `chime doctor --json` documents, in order.
     static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "notificationServer", "badges", "places"]
     static let chimedKeys = ["running", "activatable", "owner", "pid", "process", "version", "interface", "interfaceMismatch", "store",
-                             "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "localSound",
-                             "backup", "recovery"]
+                             "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "capabilities",
+                             "localSound", "lastLocalSound", "backup", "recovery"]
     static let serverKeys = ["running", "activatable", "owner", "pid", "process", "name", "vendor", "version", "specVersion",
                              "capabilities", "fallbacks", "queuedOwners", "activationFiles", "unofferedActivationFiles"]
 
