@@ -1,5 +1,6 @@
 /// How a button behaves when pressed (UIMutableUserNotificationAction's `activationMode`,
-/// `authenticationRequired` and `destructive`).
+/// `authenticationRequired` and `destructive`), and the icon it may show instead of its
+/// label (UNNotificationAction's `icon`).
 public struct ActionOptions: Equatable, Sendable, Codable {
     /// Whether pressing the button brings the app forward (UIUserNotificationActivationMode).
     public enum ActivationMode: String, CaseIterable, Equatable, Sendable, Codable {
@@ -15,19 +16,23 @@ public struct ActionOptions: Equatable, Sendable, Codable {
     public var authenticationRequired: Bool
     /// Whether the action destroys something (shown last among the buttons).
     public var destructive: Bool
+    /// An icon-theme name shown on the button by a server with `action-icons`.
+    public var icon: String?
 
-    /// Options with every field at its default: background, no authentication, not destructive.
-    public init(activationMode: ActivationMode = .background, authenticationRequired: Bool = false, destructive: Bool = false) {
+    /// Options with every field at its default: background, no authentication, not destructive, no icon.
+    public init(activationMode: ActivationMode = .background, authenticationRequired: Bool = false, destructive: Bool = false,
+                icon: String? = nil) {
         self.activationMode = activationMode
         self.authenticationRequired = authenticationRequired
         self.destructive = destructive
+        self.icon = icon
     }
 
     /// Whether every field is at its default, so nothing needs storing.
     public var isDefault: Bool { self == ActionOptions() }
 
     private enum CodingKeys: String, CodingKey {
-        case activationMode, authenticationRequired, destructive
+        case activationMode, authenticationRequired, destructive, icon
     }
 
     // A field a later version adds must not make rows of this one unreadable: each is optional.
@@ -36,10 +41,22 @@ public struct ActionOptions: Equatable, Sendable, Codable {
         activationMode = try container.decodeIfPresent(ActivationMode.self, forKey: .activationMode) ?? .background
         authenticationRequired = try container.decodeIfPresent(Bool.self, forKey: .authenticationRequired) ?? false
         destructive = try container.decodeIfPresent(Bool.self, forKey: .destructive) ?? false
+        icon = try container.decodeIfPresent(String.self, forKey: .icon)
     }
 
     /// The names the config and the D-Bus key use, in the order they are documented.
-    public static let names = ["activationMode", "authenticationRequired", "destructive"]
+    public static let names = ["activationMode", "authenticationRequired", "destructive", "icon"]
+
+    /// Why `name` cannot be an icon name, or nil when it can: a name of the icon theme
+    /// (`alarm-symbolic`), one line, no path.
+    public static func iconProblem(_ name: String) -> String? {
+        if name.isEmpty { return "must not be empty." }
+        if name.utf8.count > 255 { return "is \(name.utf8.count) bytes long; an icon name has at most 255." }
+        if name.contains("/") || name.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) {
+            return "'\(name)' is not an icon-theme name such as alarm-symbolic (no spaces, no /)."
+        }
+        return nil
+    }
 }
 
 extension Array where Element == Action {

@@ -2,9 +2,9 @@ import ChimeCore
 import DBus
 
 /// The options of ad-hoc buttons as a bus caller gives them: `actionOptions` (`a{sa{sv}}`,
-/// action key → `activationMode` s, `authenticationRequired` b, `destructive` b) in the
-/// typed form, `actionOption.KEY` = `foreground;authenticationRequired;destructive` in the
-/// string form.
+/// action key → `activationMode` s, `authenticationRequired` b, `destructive` b, `icon` s)
+/// in the typed form, `actionOption.KEY` = `foreground;authenticationRequired;destructive;icon=NAME`
+/// in the string form.
 ///
 /// They apply to the buttons the same request lists in `actions`: a category's buttons
 /// take theirs from the user's config, as their handlers do.
@@ -34,6 +34,9 @@ enum ActionOptionsDecoding {
                 case "authenticationRequired", "destructive":
                     guard let on = value.boolValue else { throw FieldError("\(field).\(name)", "must be a boolean, not type '\(value.signature)'.") }
                     if name == "destructive" { options.destructive = on } else { options.authenticationRequired = on }
+                case "icon":
+                    guard let text = value.stringValue else { throw FieldError("\(field).\(name)", "must be a string, an icon-theme name.") }
+                    options.icon = try icon(text, field: "\(field).\(name)")
                 default:
                     throw FieldError("\(field).\(name)", "is not an action option; they are \(ActionOptions.names.joined(separator: ", ")).")
                 }
@@ -44,7 +47,7 @@ enum ActionOptionsDecoding {
     }
 
     /// Decodes `actionOption.KEY`'s words, separated by `;` or `,`: `background` or
-    /// `foreground`, `authenticationRequired`, `destructive`.
+    /// `foreground`, `authenticationRequired`, `destructive`, `icon=NAME`.
     static func words(_ text: String, action: String) throws(FieldError) -> ActionOptions {
         let field = stringPrefix + action
         var options = ActionOptions()
@@ -53,6 +56,7 @@ enum ActionOptionsDecoding {
             case "": continue
             case "authenticationRequired": options.authenticationRequired = true
             case "destructive": options.destructive = true
+            case let word where word.hasPrefix("icon="): options.icon = try icon(String(word.dropFirst(5)), field: field)
             default: options.activationMode = try mode(word, field: field)
             }
         }
@@ -73,9 +77,14 @@ enum ActionOptionsDecoding {
 
     private static func mode(_ text: String, field: String) throws(FieldError) -> ActionOptions.ActivationMode {
         guard let mode = ActionOptions.ActivationMode(rawValue: text) else {
-            throw FieldError(field, "'\(text)' is not an action option; use background or foreground, authenticationRequired, destructive.")
+            throw FieldError(field, "'\(text)' is not an action option; use background or foreground, authenticationRequired, destructive, icon=NAME.")
         }
         return mode
+    }
+
+    private static func icon(_ text: String, field: String) throws(FieldError) -> String {
+        if let problem = ActionOptions.iconProblem(text) { throw FieldError(field, problem) }
+        return text
     }
 
     /// The options of `actions` that are not the defaults, as `Get` and `List` describe them.
@@ -86,7 +95,7 @@ enum ActionOptionsDecoding {
                 ("activationMode", .string(options.activationMode.rawValue)),
                 ("authenticationRequired", .bool(options.authenticationRequired)),
                 ("destructive", .bool(options.destructive)),
-            ]))
+            ] + (options.icon.map { [("icon", .string($0))] } ?? [])))
         }
         guard !entries.isEmpty else { return nil }
         return .dictionary(key: "s", value: "a{sv}", entries.map { DictionaryEntry(key: .string($0.0), value: $0.1) })

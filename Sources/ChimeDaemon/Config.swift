@@ -39,7 +39,8 @@ import Foundation
 ///
 ///   Its options (UIMutableUserNotificationAction's): `ActivationMode=background|foreground`
 ///   (foreground opens the notification's app first), `AuthenticationRequired=true|false`
-///   (the press waits for an unlocked session), `Destructive=true|false` (shown last).
+///   (the press waits for an unlocked session), `Destructive=true|false` (shown last),
+///   `Icon=NAME` (an icon-theme name a server with `action-icons` shows instead of the label).
 /// - `MinimalActions=` in `[Category NAME]`: at most two keys, each in `Actions=` or a
 ///   built-in, shown where room is short (a transient notification); without it the
 ///   first two buttons are.

@@ -1,10 +1,10 @@
 import ChimeCore
 
-/// The action options of the config: `ActivationMode=`, `AuthenticationRequired=` and
-/// `Destructive=` in `[Action KEY]`, and `MinimalActions=` in `[Category NAME]`.
+/// The action options of the config: `ActivationMode=`, `AuthenticationRequired=`,
+/// `Destructive=` and `Icon=` in `[Action KEY]`, and `MinimalActions=` in `[Category NAME]`.
 extension ConfigReader {
     /// The keys of `[Action KEY]` that set its options; a built-in's group may have these and its labels.
-    static let optionKeys: Set<String> = ["ActivationMode", "AuthenticationRequired", "Destructive"]
+    static let optionKeys: Set<String> = ["ActivationMode", "AuthenticationRequired", "Destructive", "Icon"]
     /// The most buttons the minimal context may list, as in iOS.
     static let minimalLimit = 2
 
@@ -73,6 +73,14 @@ extension ConfigReader {
         }
         options.authenticationRequired = authentication ?? false
         options.destructive = destructive ?? false
+        guard let icon = string(group, "Icon") else { return nil }
+        if let icon {
+            if let problem = ActionOptions.iconProblem(icon) {
+                fail(group, "Icon", "Icon \(problem)")
+                return nil
+            }
+            options.icon = icon
+        }
         return options
     }
 

@@ -26,6 +26,8 @@ final class Delivery {
     var withdrawn = false
     /// A press on it was handled: a second one (servers that keep the popup) is not.
     var pressed = false
+    /// The action keys by the identifiers the server got for them (icons), when they differ.
+    var keysByIdentifier: [String: String] = [:]
     /// The server that showed it advertised `persistence`: it promised to keep it until
     /// the user dismissed it.
     var keptUntilDismissed = false

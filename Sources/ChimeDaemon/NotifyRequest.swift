@@ -24,7 +24,7 @@ struct NotifyRequest {
             .string(image ?? ""),
             .string(alert.title),
             .string(body),
-            .stringArray(alert.allActions.flatMap { [$0.key, $0.label] }),
+            .stringArray(alert.allActions.flatMap { [identifier(of: $0), $0.label] }),
             .variantDictionary(hints),
             .int32(alert.expires ?? -1),
         ]
@@ -45,6 +45,28 @@ struct NotifyRequest {
         return image.hasPrefix("/") ? URL(fileURLWithPath: image).absoluteString : image
     }
 
+    /// Whether the buttons go to the server as icons: the `action-icons` hint makes it read
+    /// every action identifier as an icon name, so it is sent only when every button has an
+    /// icon, and the icons are distinct and none is another action's key (each identifier
+    /// must still name one action when the server reports a press).
+    var sendsActionIcons: Bool {
+        guard capabilities?.contains("action-icons") == true, !alert.actions.isEmpty else { return false }
+        let icons = alert.actions.compactMap { $0.options?.icon }
+        return icons.count == alert.actions.count && Set(icons).count == icons.count && !icons.contains(Action.defaultKey)
+    }
+
+    /// What the server gets as the action's identifier: its key, or its icon.
+    func identifier(of action: Action) -> String {
+        guard action.key != Action.defaultKey, sendsActionIcons, let icon = action.options?.icon else { return action.key }
+        return icon
+    }
+
+    /// The action keys by the identifiers sent for them, when those differ (icons); empty otherwise.
+    var keysByIdentifier: [String: String] {
+        guard sendsActionIcons else { return [:] }
+        return Dictionary(alert.actions.map { (identifier(of: $0), $0.key) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Whether the server plays the sound itself; when unknown, Chime plays it.
     var serverPlaysSound: Bool {
         capabilities?.contains("sound") == true
@@ -60,6 +82,7 @@ struct NotifyRequest {
         if let category = alert.category { hints.append(("category", .string(category))) }
         if let entry = alert.desktopEntry { hints.append(("desktop-entry", .string(entry))) }
         if let image { hints.append(("image-path", .string(image))) }
+        if sendsActionIcons { hints.append(("action-icons", .bool(true))) }
         switch alert.sound {
         case .serverDefault: break
         case .none: hints.append(("suppress-sound", .bool(true)))

@@ -55,8 +55,10 @@ extension Presenter {
         retryTimer = nil
     }
 
-    private func pressed(serverID: UInt32, key: String) {
+    private func pressed(serverID: UInt32, key identifier: String) {
         guard let seq = onScreen[serverID], let delivery = deliveries[seq] else { return }
+        // A server with action-icons reports the icon it was given in the key's place.
+        let key = delivery.keysByIdentifier[identifier] ?? identifier
         guard !delivery.pressed else {
             // mako and lxqt-notificationd keep the popup after a button: a second press
             // on it must not act again.

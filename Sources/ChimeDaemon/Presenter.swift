@@ -252,6 +252,7 @@ final class Presenter {
         // only here, so it never sounds twice.
         if !request.serverPlaysSound { sounds?.play(alert.sound, for: delivery.stored.id) }
         delivery.keptUntilDismissed = request.serverKeepsIt
+        delivery.keysByIdentifier = request.keysByIdentifier
         let seq = delivery.stored.seq
         server.notify(request) { [unowned self] result in self.answered(seq, result) }
     }

@@ -170,4 +170,29 @@ struct NotifyRequestTests {
         alert.body = "\"quoted\""
         #expect(NotifyRequest(alert: alert, capabilities: ["body-markup"]).body == "&quot;quoted&quot;")
     }
+
+    @Test func buttonsGoAsIconsOnlyWhenTheServerAndEveryButtonHaveOne() {
+        var alert = Alert(title: "T")
+        alert.defaultAction = "Open"
+        alert.actions = [Action(key: "later", label: "Later", options: ActionOptions(icon: "alarm-symbolic")),
+                         Action(key: "done", label: "Done", options: ActionOptions(icon: "object-select-symbolic"))]
+        let icons = NotifyRequest(alert: alert, capabilities: ["actions", "action-icons"])
+        #expect(icons.arguments[5] == .stringArray(["default", "Open", "alarm-symbolic", "Later", "object-select-symbolic", "Done"]))
+        #expect(Dictionary(uniqueKeysWithValues: icons.hints)["action-icons"] == .bool(true))
+        #expect(icons.keysByIdentifier == ["alarm-symbolic": "later", "object-select-symbolic": "done"])
+
+        let plain = NotifyRequest(alert: alert, capabilities: ["actions"])
+        #expect(plain.arguments[5] == .stringArray(["default", "Open", "later", "Later", "done", "Done"]))
+        #expect(Dictionary(uniqueKeysWithValues: plain.hints)["action-icons"] == nil)
+        #expect(plain.keysByIdentifier.isEmpty)
+
+        // The hint makes the server read every identifier as an icon: one button without an
+        // icon, or two with the same one, keeps them all as keys.
+        var partial = alert
+        partial.actions[1].options = nil
+        #expect(!NotifyRequest(alert: partial, capabilities: ["actions", "action-icons"]).sendsActionIcons)
+        var same = alert
+        same.actions[1].options = ActionOptions(icon: "alarm-symbolic")
+        #expect(!NotifyRequest(alert: same, capabilities: ["actions", "action-icons"]).sendsActionIcons)
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import ChimeDaemon
 
 /// The action options of the config: `ActivationMode=`, `AuthenticationRequired=`,
-/// `Destructive=` and `MinimalActions=`.
+/// `Destructive=`, `Icon=` and `MinimalActions=`.
 struct ConfigOptionsTests {
     private func load(_ text: String) throws -> Result<Config, ConfigError> {
         let directory = try ConfigTests.Directory()
@@ -78,10 +78,10 @@ struct ConfigOptionsTests {
         ("[Action a]\nDestructive=1\nLabel=A\n", 2, "[Action a] Destructive is '1'; it is true or false."),
         ("[Action complete]\nLabel=Done\nExec=true\n", 3,
          "[Action complete] 'complete' is a built-in action: its group may only relabel it (Label=, Label[LANG]=) and set "
-            + "its options (ActivationMode, AuthenticationRequired, Destructive); choose another key for a button of your own."),
+            + "its options (ActivationMode, AuthenticationRequired, Destructive, Icon); choose another key for a button of your own."),
         ("[Action remind]\nSnooze=5m\n", 2,
          "[Action remind] 'remind' is a built-in action: its group may only relabel it (Label=, Label[LANG]=) and set "
-            + "its options (ActivationMode, AuthenticationRequired, Destructive); choose another key for a button of your own."),
+            + "its options (ActivationMode, AuthenticationRequired, Destructive, Icon); choose another key for a button of your own."),
         ("[Category c]\nActions=complete;remind;a;\nMinimalActions=complete;remind;a\n\n[Action a]\nLabel=A\n", 3,
          "[Category c] MinimalActions lists 3 buttons; the minimal context has room for at most 2."),
         ("[Category c]\nActions=complete;\nMinimalActions=a\n\n[Action a]\nLabel=A\n", 3,

@@ -77,9 +77,11 @@ struct ActionOptionsTests {
         ("'actions': <[('a', 'A')]>, 'actionOptions': <{'b': {'destructive': <true>}}>",
          "actionOptions.b: names no button of this notification's actions (a); a category's buttons take their options from the config."),
         ("'actions': <[('a', 'A')]>, 'actionOptions': <{'a': {'activationMode': <'sideways'>}}>",
-         "actionOptions.a.activationMode: 'sideways' is not an action option; use background or foreground, authenticationRequired, destructive."),
+         "actionOptions.a.activationMode: 'sideways' is not an action option; use background or foreground, authenticationRequired, destructive, icon=NAME."),
         ("'actions': <[('a', 'A')]>, 'actionOptions': <{'a': {'loud': <true>}}>",
-         "actionOptions.a.loud: is not an action option; they are activationMode, authenticationRequired, destructive."),
+         "actionOptions.a.loud: is not an action option; they are activationMode, authenticationRequired, destructive, icon."),
+        ("'actions': <[('a', 'A')]>, 'actionOptions': <{'a': {'icon': <'../../etc/x'>}}>",
+         "actionOptions.a.icon: '../../etc/x' is not an icon-theme name such as alarm-symbolic (no spaces, no /)."),
         ("'actions': <[('a', 'A')]>, 'actionOptions': <{'a': {'destructive': <'yes'>}}>",
          "actionOptions.a.destructive: must be a boolean, not type 's'."),
     ])
@@ -101,5 +103,39 @@ struct ActionOptionsTests {
         // The last good config (here the built-in one) is in force: the category has no buttons.
         let call = try #require(try session.waitForNotifyCalls(1).first)
         #expect(call.contains("@as []"), "\(call)")
+    }
+
+    /// A server with `action-icons` shows the icon instead of the label; the press it
+    /// reports names the icon, and Chime hands on the button's own key.
+    @Test func iconButtonsAreMappedBackToTheirKeys() throws {
+        let session = try TestSession(capabilities: "body actions action-icons")
+        try Self.writeConfig(session, """
+            [Category alarm]
+            Actions=later;complete;
+
+            [Action later]
+            Label=Later
+            Icon=alarm-symbolic
+            Snooze=10m
+
+            [Action complete]
+            Icon=object-select-symbolic
+            """)
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let sent = try Self.present(session, "{'title': <'Wake up'>, 'category': <'alarm'>}")
+        let id = try #require(sent.stdout.split(separator: "'").dropFirst().first.map(String.init), "\(sent)")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<['alarm-symbolic', 'Later', 'object-select-symbolic', 'Complete']>"), "\(call)")
+        #expect(call.contains("'action-icons': <true>"), "\(call)")
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'alarm-symbolic'>]")
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'later'")
+    }
+
+    @Test func aBadIconInTheConfigIsReportedWithItsLine() throws {
+        let session = try TestSession()
+        try Self.writeConfig(session, "[Category todo]\nActions=a;\n\n[Action a]\nLabel=A\nIcon=my icon\n")
+        #expect(try Self.present(session, "{'title': <'T'>, 'category': <'todo'>}").status == 0)
+        let log = try session.waitForDaemonLog(containing: "Keeping the last good config.")
+        #expect(log.contains("config:6: [Action a] Icon 'my icon' is not an icon-theme name such as alarm-symbolic (no spaces, no /)."), "\(log)")
     }
 }
