@@ -79,7 +79,10 @@ public final class BusRecorder {
 
     static func notifications(in messages: [Message]) -> [Notified] {
         messages.compactMap { message -> Notified? in
-            guard message.header.hasPrefix("method call"), message.member == "Notify", message.lines.count >= 8 else { return nil }
+            // GNOME Shell's org.gnome.Shell.Notifications passes each call on to the shell itself
+            // on the same interface, adding the hint sender-pid, which Chime never sends.
+            guard message.header.hasPrefix("method call"), message.member == "Notify", message.lines.count >= 8,
+                  !message.lines.contains("string \"sender-pid\"") else { return nil }
             let lines = message.lines
             var index = 5
             var actions: [String] = []
