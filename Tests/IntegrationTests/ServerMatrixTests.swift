@@ -142,6 +142,7 @@ private struct Scenario {
         _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'default'")
         // Whoever closes it (dunst after a click, Chime after any press), it was dismissed.
         _ = try monitor.waitForLine(containing: "Closed ('\(id)', uint32 2)")
+        try recorder.catchUp(on: session)
         return recorder.closedByServer(serverID) ? "" : "keeps the popup after a click: Chime closes it"
     }
 
@@ -155,6 +156,7 @@ private struct Scenario {
         _ = try monitor.waitForLine(containing: "Closed ('\(id)'")
         let state = try state(of: id)
         try expect(state == "done", "the series is still \(state) after Complete")
+        try recorder.catchUp(on: session)
         return closedBy(serverID)
     }
 
