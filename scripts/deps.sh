@@ -29,7 +29,7 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst
            desktop-file-utils groff-base locales libglib2.0-data python3-gi gir1.2-glib-2.0)
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
-server_pkgs=()
+server_pkgs=(mako-notifier sway)
 test_pkgs+=("${server_pkgs[@]}")
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
