@@ -7,7 +7,9 @@ import Glibc
 /// sway refuses to run as root: as root, sway and mako run as `nobody`, which
 /// Tests/session-bus.conf.in lets onto the session's bus.
 public final class MakoServer: MatrixServer {
+    /// Its name in the report and in `CHIME_SERVERS`.
     public static let name = "mako"
+    /// mako and the compositor it draws in.
     public static let packages = ["mako-notifier", "sway"]
 
     private let session: TestSession
@@ -19,6 +21,7 @@ public final class MakoServer: MatrixServer {
     private var mako: Spawned?
     private var waylandDisplay = ""
 
+    /// Starts sway, then mako on `session`'s bus; throws couldNotStart when either cannot run.
     public init(session: TestSession) throws {
         self.session = session
         let needed = ["sway", "mako", "makoctl", "busctl"] + (getuid() == 0 ? ["setpriv"] : [])
@@ -101,11 +104,12 @@ public final class MakoServer: MatrixServer {
         }
     }
 
+    /// Invokes action `key` of notification `id` through makoctl (mako shows no labels to pick).
     public func press(label: String, key: String, notification id: UInt32) throws {
         try invoke(key, on: id)
     }
 
-    /// mako's pointer binding would do the same (`on-button-left=invoke-default-action`).
+    /// Invokes the default action through makoctl, as mako's left click (`invoke-default-action`) would.
     public func click(notification id: UInt32) throws {
         try invoke("default", on: id)
     }
@@ -117,6 +121,7 @@ public final class MakoServer: MatrixServer {
         guard result.status == 0 else { throw TestFailure.failed("makoctl invoke failed: \(result)") }
     }
 
+    /// SIGKILLs mako and starts another in the same sway.
     public func crashAndRestart() throws {
         let before = try owner()
         mako?.stop()
@@ -139,6 +144,7 @@ public final class MakoServer: MatrixServer {
                          "--method", "org.freedesktop.DBus.GetNameOwner", "org.freedesktop.Notifications"]).stdout
     }
 
+    /// Stops mako and sway.
     public func stop() {
         mako?.stop()
         sway?.stop()
