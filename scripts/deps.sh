@@ -29,8 +29,9 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst
            desktop-file-utils groff-base locales libglib2.0-data python3-gi gir1.2-glib-2.0)
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
-server_pkgs=()
-server_pkgs+=(gnome-shell gjs)
+# mako runs in a headless sway; GNOME Shell 43's notification name is owned by a gjs
+# service Debian's gnome-shell does not pull in.
+server_pkgs=(mako-notifier sway gnome-shell gjs)
 test_pkgs+=("${server_pkgs[@]}")
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)

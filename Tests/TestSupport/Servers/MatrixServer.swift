@@ -40,6 +40,7 @@ public enum MatrixServerError: Error, CustomStringConvertible {
 public enum MatrixServers {
     public static let all: [any MatrixServer.Type] = [
         DunstServer.self,
+        MakoServer.self,
         GnomeShellServer.self,
     ]
 
