@@ -30,8 +30,11 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
 # mako runs in a headless sway; GNOME Shell 43's notification name is owned by a gjs
-# service Debian's gnome-shell does not pull in.
-server_pkgs=(mako-notifier sway gnome-shell gjs)
+# service Debian's gnome-shell does not pull in; the GTK servers' buttons are found
+# through AT-SPI, lxqt's through xwininfo (x11-utils).
+server_pkgs=(mako-notifier sway gnome-shell gjs
+             notification-daemon xfce4-notifyd at-spi2-core gir1.2-atspi-2.0
+             lxqt-notificationd x11-utils)
 test_pkgs+=("${server_pkgs[@]}")
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)

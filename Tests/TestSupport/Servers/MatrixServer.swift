@@ -42,6 +42,9 @@ public enum MatrixServers {
         DunstServer.self,
         MakoServer.self,
         GnomeShellServer.self,
+        NotificationDaemonServer.self,
+        XfceNotifydServer.self,
+        LxqtNotificationdServer.self,
     ]
 
     /// The servers `CHIME_SERVERS` names (comma-separated, or `all`); without it, all.
