@@ -30,6 +30,7 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
 server_pkgs=()
+server_pkgs+=(lxqt-notificationd)
 test_pkgs+=("${server_pkgs[@]}")
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)

@@ -40,6 +40,7 @@ public enum MatrixServerError: Error, CustomStringConvertible {
 public enum MatrixServers {
     public static let all: [any MatrixServer.Type] = [
         DunstServer.self,
+        LxqtNotificationdServer.self,
     ]
 
     /// The servers `CHIME_SERVERS` names (comma-separated, or `all`); without it, all.
