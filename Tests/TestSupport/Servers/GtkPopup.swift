@@ -10,9 +10,7 @@ public final class GtkPopup {
     private let command: [String]
     private let display: XDisplay
     private let directory: URL
-    private let a11yAddress: String
-    private var a11yBus: Spawned?
-    private var registry: Spawned?
+    private let accessibility: AccessibilityBus
     private var server: Spawned?
     /// Tells which summary a server id belongs to, and the label of its default action.
     private let recorder: BusRecorder
@@ -25,22 +23,18 @@ public final class GtkPopup {
         guard FileManager.default.isExecutableFile(atPath: command[0]) else {
             throw MatrixServerError.couldNotStart("\(command[0]) is not installed")
         }
-        guard FileManager.default.isExecutableFile(atPath: Self.registryd) else {
-            throw MatrixServerError.couldNotStart("\(Self.registryd) is not installed (at-spi2-core)")
-        }
         directory = session.directory.appendingPathComponent("gtk-\(UUID().uuidString.prefix(8))")
         for name in ["cache", "runtime"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
-        a11yAddress = "unix:path=" + directory.appendingPathComponent("a11y-bus").path
         recorder = try BusRecorder(session: session)
         display = try XDisplay(environment: session.environment)
-        try startAccessibility()
+        var environment = session.environment
+        environment["DISPLAY"] = display.name
+        accessibility = try AccessibilityBus(socket: directory.appendingPathComponent("a11y-bus"), environment: environment)
         try startServer()
     }
-
-    private static let registryd = "/usr/libexec/at-spi2-registryd"
 
     /// What the server and the AT-SPI reader run with: nothing of the machine's own desktop.
     private var environment: [String: String] {
@@ -48,35 +42,13 @@ public final class GtkPopup {
         env["DISPLAY"] = display.name
         // GTK's atk-bridge reads this before asking the session bus for org.a11y.Bus, so no
         // at-spi-bus-launcher (which leaves its registry running) is needed.
-        env["AT_SPI_BUS_ADDRESS"] = a11yAddress
+        env["AT_SPI_BUS_ADDRESS"] = accessibility.address
         env["NO_AT_BRIDGE"] = nil
         env["XDG_CACHE_HOME"] = directory.appendingPathComponent("cache").path
         env["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("runtime").path
         // The real user's dconf database is never opened.
         env["GSETTINGS_BACKEND"] = "memory"
         return env
-    }
-
-    private func startAccessibility() throws {
-        do {
-            let bus = try Spawned(["dbus-daemon", "--config-file=/usr/share/defaults/at-spi2/accessibility.conf", "--nofork",
-                                   "--print-address=1", "--address=\(a11yAddress)"], environment: environment)
-            a11yBus = bus
-            guard bus.stdout.wait(timeout: 60, until: { $0.contains("\n") }) else {
-                throw MatrixServerError.couldNotStart("the accessibility bus did not start: \(bus.stderr.text)")
-            }
-            // Started here rather than activated by the bus, so that stop() can end it.
-            registry = try Spawned([Self.registryd], environment: environment)
-            let wait = try Spawned(["gdbus", "wait", "--address", a11yAddress, "--timeout", "60", "org.a11y.atspi.Registry"],
-                                   environment: environment).finish(timeout: 90)
-            guard wait.status == 0 else {
-                throw MatrixServerError.couldNotStart("the AT-SPI registry never appeared: \(registry?.stderr.text ?? "")")
-            }
-        } catch let error as MatrixServerError {
-            throw error
-        } catch {
-            throw MatrixServerError.couldNotStart("AT-SPI: \(error)")
-        }
     }
 
     private func startServer() throws {
@@ -142,8 +114,7 @@ public final class GtkPopup {
     /// Stops the server, the accessibility bus and its registry, and Xvfb.
     public func stop() {
         server?.stop()
-        registry?.stop()
-        a11yBus?.stop()
+        accessibility.stop()
         display.stop()
     }
 }
