@@ -36,6 +36,9 @@ server_pkgs=(mako-notifier sway gnome-shell gjs
              notification-daemon xfce4-notifyd at-spi2-core gir1.2-atspi-2.0
              lxqt-notificationd x11-utils)
 test_pkgs+=("${server_pkgs[@]}")
+# KDE Plasma's plasmashell: some 360 packages (about 5 minutes), so only the servers group
+# installs it, not test; xprop (x11-utils) points Qt's AT-SPI bridge at a private a11y bus.
+plasma_pkgs=(plasma-workspace plasma-desktop kactivitymanagerd x11-utils at-spi2-core gir1.2-atspi-2.0)
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
@@ -55,7 +58,7 @@ for group in "$@"; do
         build) wanted+=("${build_pkgs[@]}") ;;
         deb)   wanted+=("${deb_pkgs[@]}") ;;
         test)  wanted+=("${test_pkgs[@]}") ;;
-        servers) wanted+=("${test_pkgs[@]}" "${server_pkgs[@]}") ;;
+        servers) wanted+=("${test_pkgs[@]}" "${server_pkgs[@]}" "${plasma_pkgs[@]}") ;;
         bench) wanted+=("${bench_pkgs[@]}") ;;
         demo)  wanted+=("${demo_pkgs[@]}") ;;
         screenshot) wanted+=("${screenshot_pkgs[@]}") ;;

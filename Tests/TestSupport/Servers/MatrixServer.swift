@@ -8,6 +8,9 @@ public protocol MatrixServer: AnyObject {
     static var name: String { get }
     /// The Debian packages it needs; `scripts/deps.sh servers` installs them.
     static var packages: [String] { get }
+    /// Whether it runs only when named (or with `CHIME_SERVERS=all`): its packages are too
+    /// many for `make test` to install.
+    static var heavy: Bool { get }
     /// Starts it for `session` (with the display or compositor it needs) and returns once it
     /// owns org.freedesktop.Notifications on the session's bus. Throws
     /// ``MatrixServerError/couldNotStart(_:)`` with the reason when it cannot run here.
@@ -22,6 +25,11 @@ public protocol MatrixServer: AnyObject {
     func crashAndRestart() throws
     /// Stops it and everything it started.
     func stop()
+}
+
+extension MatrixServer {
+    /// Most servers are light enough for every `make test`.
+    public static var heavy: Bool { false }
 }
 
 /// Why a server's run did not happen.
@@ -45,14 +53,16 @@ public enum MatrixServers {
         NotificationDaemonServer.self,
         XfceNotifydServer.self,
         LxqtNotificationdServer.self,
+        PlasmaServer.self,
     ]
 
-    /// The servers `CHIME_SERVERS` names (comma-separated, or `all`); without it, all.
+    /// The servers `CHIME_SERVERS` names (comma-separated, or `all`); without it, all but
+    /// the heavy ones.
     public static var selected: [String] {
-        let names = all.map { $0.name }
-        guard let wanted = ProcessInfo.processInfo.environment["CHIME_SERVERS"], !wanted.isEmpty, wanted != "all" else {
-            return names
+        guard let wanted = ProcessInfo.processInfo.environment["CHIME_SERVERS"], !wanted.isEmpty else {
+            return all.filter { !$0.heavy }.map { $0.name }
         }
+        guard wanted != "all" else { return all.map { $0.name } }
         return wanted.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
