@@ -140,9 +140,9 @@ test:
 	$(MAKE) --no-print-directory locale
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --skip-build
 
-# The server matrix alone (ServerMatrixTests, which make test runs too), every server it
-# knows, each reported as pass, fail or could not start; the table is README's
-# compatibility table.
+# The server matrix alone (ServerMatrixTests, which make test runs too, but for the heavy
+# servers such as Plasma), every server it knows, each reported as pass, fail or could not
+# start; the table is README's compatibility table.
 MATRIX_REPORT := .build/server-matrix.jsonl
 test-servers:
 	scripts/deps.sh servers
