@@ -37,9 +37,9 @@ public final class PlasmaServer: MatrixServer {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
-        // PopupTimeout: how long Plasma shows a popup whose expire_timeout is -1 (default
-        // 5 s) before it hides it into its history without closing it; two minutes, so a
-        // slow machine still finds the popup to press.
+        // PopupTimeout: how long Plasma shows a popup whose expire_timeout is -1 before it
+        // closes it as expired (reason 1); by default 5 s, too short for a slow machine to
+        // find the popup and press it.
         try "[Notifications]\nPopupTimeout=120000\n"
             .write(to: directory.appendingPathComponent("config/plasmanotifyrc"), atomically: true, encoding: .utf8)
         recorder = try BusRecorder(session: session)
@@ -120,6 +120,8 @@ public final class PlasmaServer: MatrixServer {
     }
 
     public func stop() {
+        // The kioslave5 plasmashell starts in a session of its own ends by itself once
+        // plasmashell's socket to it closes.
         server?.stop()
         activities?.stop()
         accessibility?.stop()
