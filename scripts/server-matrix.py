@@ -15,18 +15,19 @@ def main(path):
     except FileNotFoundError:
         print(f"{sys.argv[0]}: no report at {path}: the matrix did not run", file=sys.stderr)
         return 1
-    print("| Server | Version | Result | Steps passed | What it does differently |")
+    print("| Server | Debian package | Result | Steps passed | What it does differently |")
     print("|---|---|---|---|---|")
     failed = False
     for run in runs:
-        info = run.get("information") or []
-        version = info[2] if len(info) > 2 else ""
+        version = run.get("package", "")
         steps = run.get("steps", [])
         if run["result"] == "could not start":
             print(f"| {run['server']} | | could not start | | {run['reason']} |")
             continue
         failed |= run["result"] != "pass"
         passed = sum(step["result"] == "pass" for step in steps)
+        unapplied = sum(step["result"] == "n/a" for step in steps)
+        unapplied_text = f" ({unapplied} n/a)" if unapplied else ""
         # What differs: the notes of passing and n/a steps; a failed step is named as such.
         notes = []
         for step in steps:
@@ -37,7 +38,7 @@ def main(path):
             elif step["note"]:
                 notes.append(step["note"])
         differs = "; ".join(dict.fromkeys(notes)).replace("|", "\\|").replace("\n", " ")
-        print(f"| {run['server']} | {version} | {run['result']} | {passed} of {len(steps)} | {differs} |")
+        print(f"| {run['server']} | {version} | {run['result']} | {passed} of {len(steps)}{unapplied_text} | {differs} |")
     return 1 if failed else 0
 
 

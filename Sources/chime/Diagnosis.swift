@@ -68,6 +68,8 @@ struct Diagnosis {
         var capabilities: [String]?
         /// For each capability Chime uses that the server lacks: what happens instead.
         var fallbacks: [(capability: String, instead: Note)] = []
+        /// What this server is known to do differently, and what chimed does about it.
+        var quirks: [Quirk] = []
         /// The primary owner, then every connection queued for the name.
         var queuedOwners: [String] = []
         /// Activation files naming the server that the running bus reads, in the order it searches them.
@@ -253,6 +255,7 @@ struct Diagnosis {
             server.vendor = info.count > 1 ? info[1].stringValue : nil
             server.version = info.count > 2 ? info[2].stringValue : nil
             server.specVersion = info.count > 3 ? info[3].stringValue : nil
+            server.quirks = Self.quirks(ofServerNamed: server.name)
         } catch {
             let seconds = lookups.timeoutMilliseconds / 1000
             problems.append(Note {

@@ -143,6 +143,7 @@ extension Diagnosis.Server {
         if let capabilities { rows.append((localized("capabilities"), capabilities.isEmpty ? localized("none") : capabilities.joined(separator: " "))) }
         // TRANSLATORS: %1$s is a capability of the Desktop Notifications specification, such as body-markup.
         for fallback in fallbacks { rows.append((localized("without %1$s", fallback.capability), fallback.instead.text)) }
+        for quirk in quirks { rows.append((localized("quirk"), quirk.note.text)) }
         if queuedOwners.count > 1 { rows.append((localized("queued"), queuedOwners.dropFirst().joined(separator: ", "))) }
         rows += activationRows
         return rows
@@ -219,6 +220,7 @@ extension Diagnosis {
                 ("specVersion", .string(server.specVersion)),
                 ("capabilities", .strings(server.capabilities)),
                 ("fallbacks", .array(server.fallbacks.map { .object([("capability", .string($0.capability)), ("instead", .string($0.instead.english))]) })),
+                ("quirks", .array(server.quirks.map { .object([("key", .string($0.key)), ("what", .string($0.note.english))]) })),
                 ("queuedOwners", .strings(server.queuedOwners)),
                 ("activationFiles", .strings(server.activationFiles)),
                 ("unofferedActivationFiles", .strings(server.unofferedActivationFiles)),

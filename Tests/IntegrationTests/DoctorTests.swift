@@ -11,7 +11,7 @@ struct DoctorTests {
                              "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "capabilities",
                              "localSound", "lastLocalSound", "backup", "recovery"]
     static let serverKeys = ["running", "activatable", "owner", "pid", "process", "name", "vendor", "version", "specVersion",
-                             "capabilities", "fallbacks", "queuedOwners", "activationFiles", "unofferedActivationFiles"]
+                             "capabilities", "fallbacks", "quirks", "queuedOwners", "activationFiles", "unofferedActivationFiles"]
 
     /// A directory of its own for each run: the service directories doctor scans and the
     /// runtime directory, so nothing of the machine's (Debian's dunst file, a real
@@ -118,6 +118,8 @@ struct DoctorTests {
         #expect(server["vendor"] as? String == "test vendor")
         #expect(server["capabilities"] as? [String] == ["body", "actions", "sound"])
         #expect((server["fallbacks"] as? [[String: String]])?.compactMap { $0["capability"] } == ["body-markup", "persistence"])
+        // No server the matrix has run calls itself mock-notify.
+        #expect((server["quirks"] as? [Any])?.isEmpty == true)
         #expect(server["process"] as? String == "python3")
         #expect(chimed["notificationServer"] as? String == server["owner"] as? String)
         let bus = try #require(report["bus"] as? [String: Any])

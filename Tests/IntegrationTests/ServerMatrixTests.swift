@@ -44,6 +44,7 @@ struct ServerMatrixTests {
         defer { server.stop() }
         run.information = try Self.serverInformation(session)
         run.capabilities = try Self.capabilities(session)
+        run.package = try Self.packageVersion(type.packages[0], session)
         let scenario = Scenario(session: session, server: server, recorder: recorder, app: app,
                                 capabilities: Set(run.capabilities), monitor: try SignalMonitor(session: session, startDaemon: true))
         for (name, body) in scenario.steps {
@@ -56,6 +57,11 @@ struct ServerMatrixTests {
         let reply = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
                                      "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.GetServerInformation"])
         return reply.stdout.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    static func packageVersion(_ package: String, _ session: TestSession) throws -> String {
+        let version = try session.run(["dpkg-query", "--show", "--showformat=${Version}", package]).stdout
+        return version.isEmpty ? package : "\(package) \(version)"
     }
 
     static func capabilities(_ session: TestSession) throws -> [String] {
@@ -73,11 +79,14 @@ private struct Scenario {
     let app: FakeApp
     let capabilities: Set<String>
     let monitor: SignalMonitor
+    /// What the popup steps saw the server do, as the quirk keys `chime doctor --json` uses.
+    let seen = SeenQuirks()
 
     var steps: [(String, () throws -> String)] {
         [("fire", fire), ("default click opens the app", openApp), ("Complete ends a series", complete),
          ("Remind brings a one-shot back", remind), ("a second press on a kept popup is ignored", secondPress),
-         ("expiry closes it", expiry), ("a server crash re-posts what was on screen", restart)]
+         ("expiry closes it", expiry), ("a server crash re-posts what was on screen", restart),
+         ("doctor names what it does differently", doctor)]
     }
 
     /// Schedules a notification due in a second through gdbus; returns its id.
@@ -143,7 +152,9 @@ private struct Scenario {
         // Whoever closes it (dunst after a click, Chime after any press), it was dismissed.
         _ = try monitor.waitForLine(containing: "Closed ('\(id)', uint32 2)")
         try recorder.catchUp(on: session)
-        return recorder.closedByServer(serverID) ? "" : "keeps the popup after a click: Chime closes it"
+        guard !recorder.closedByServer(serverID) else { return "" }
+        seen.keys.insert("keeps-popup-after-click")
+        return "keeps the popup after a click: Chime closes it"
     }
 
     func complete() throws -> String {
@@ -180,6 +191,7 @@ private struct Scenario {
         _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'soon'")
         try recorder.catchUp(on: session)
         guard recorder.closedReasons(of: serverID).isEmpty else {
+            seen.keys.insert("closes-resident-popup")
             try cancelAll()
             return "n/a: the server closed the popup after the press, even a resident one"
         }
@@ -188,7 +200,7 @@ private struct Scenario {
         let copies = try session.run(["chime", "list", "--json"]).stdout.components(separatedBy: "\"origin\":\"\(id)\"").count - 1
         try expect(copies == 1, "\(copies) snoozed copies after two presses")
         try cancelAll()
-        return "keeps a resident popup after a press"
+        return ""
     }
 
     func expiry() throws -> String {
@@ -197,7 +209,7 @@ private struct Scenario {
         _ = try monitor.waitForLine(containing: "Closed ('\(id)', uint32 1)")
         let reasons = recorder.closedReasons(of: serverID)
         return recorder.closeRequested(serverID) && reasons.first != 1
-            ? "does not expire it by expire_timeout in time: Chime closes it (server reason \(reasons.first.map(String.init) ?? "none"))"
+            ? "had not closed it when expire_timeout ran out: Chime closed it (server reason \(reasons.first.map(String.init) ?? "none"))"
             : ""
     }
 
@@ -212,9 +224,31 @@ private struct Scenario {
         return ""
     }
 
+    /// `chime doctor` names the popup quirks the steps above saw this server show, and
+    /// no other: what it tells a user about their server is what the server does.
+    func doctor() throws -> String {
+        let report = try session.run(["chime", "doctor", "--json"])
+        let json = try require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any], "doctor --json: \(report)")
+        let server = try require(json["notificationServer"] as? [String: Any], "no notificationServer in \(report.stdout)")
+        let quirks = try require(server["quirks"] as? [[String: Any]], "no quirks in \(report.stdout)")
+        let named = Set(quirks.compactMap { $0["key"] as? String })
+        let observable: Set = ["keeps-popup-after-click", "keeps-popup-after-button", "closes-resident-popup"]
+        let checked = hasActions ? observable : ["keeps-popup-after-click"]
+        try expect(named.intersection(checked) == seen.keys.intersection(checked),
+                   "doctor names \(named.intersection(checked).sorted()), the server showed \(seen.keys.sorted())")
+        let text = try session.run(["chime", "doctor"]).stdout
+        for quirk in quirks {
+            let what = try require(quirk["what"] as? String)
+            try expect(text.contains(what), "chime doctor does not say '\(what)':\n\(text)")
+        }
+        return ""
+    }
+
     /// Whether the server closed a popup itself after the press or left it to Chime.
     func closedBy(_ serverID: UInt32) -> String {
-        recorder.closedByServer(serverID) ? "closes the popup itself after a button" : "keeps the popup after a button: Chime closes it"
+        guard !recorder.closedByServer(serverID) else { return "closes the popup itself after a button" }
+        seen.keys.insert("keeps-popup-after-button")
+        return "keeps the popup after a button: Chime closes it"
     }
 
     /// Leaves nothing behind for the next step: nothing scheduled, nothing on screen.
@@ -240,6 +274,11 @@ private struct Scenario {
         guard let value else { throw TestFailure.failed(failure()) }
         return value
     }
+}
+
+/// Quirk keys the steps saw, shared by the steps of one run.
+private final class SeenQuirks {
+    var keys: Set<String> = []
 }
 
 private enum MatrixTestsLabels {

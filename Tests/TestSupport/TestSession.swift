@@ -107,10 +107,15 @@ public final class TestSession {
 
     /// The runner's environment in English: tests that match Chime's words expect them
     /// untranslated, whatever language the machine running them is set to; a test that
-    /// wants another language says so in `extraEnvironment`.
+    /// wants another language says so in `extraEnvironment`. Unit tests in this process
+    /// point XDG_DATA_DIRS at a scratch folder and set systemd's watchdog variables
+    /// (AppLauncherTests, WatchdogTests): a server started after them would find no
+    /// GSettings schema (GNOME Shell aborts), so those are never passed on.
     static var inheritedEnvironment: [String: String] {
         var env = ProcessInfo.processInfo.environment
-        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES"] { env[name] = nil }
+        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "XDG_DATA_DIRS", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] {
+            env[name] = nil
+        }
         env["LANG"] = "C.UTF-8"
         return env
     }

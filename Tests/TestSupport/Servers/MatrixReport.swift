@@ -16,6 +16,9 @@ public struct MatrixRun: Codable {
     /// From GetServerInformation: name, vendor, version, spec version.
     public var information: [String] = []
     public var capabilities: [String] = []
+    /// The Debian package of the server and its version, as dpkg has it ("mako-notifier
+    /// 1.7.1-1"): some servers report no real version of their own (mako says 0.0.0).
+    public var package = ""
     /// "pass", "fail" or "could not start".
     public var result = "pass"
     public var reason = ""
