@@ -67,6 +67,8 @@ extension Diagnosis {
                     localized("it shows four or more buttons as a drop-down list with an OK button")
                 }),
             ]
+        case "Plasma":
+            return [keptAfterButton, keptAfterClick]
         default:
             return []
         }
