@@ -17,7 +17,8 @@ DESTDIR ?=
 # Debian packages (deps.sh --check), and says what to run when one is missing.
 RELEASE_DIR := .build/release
 RELEASE_BINS := $(RELEASE_DIR)/chime $(RELEASE_DIR)/chimed
-SOURCES := Package.swift $(shell find Sources Benchmarks -type f)
+# Tests/TestSupport is a library target, so a release build compiles it too (warnings as errors).
+SOURCES := Package.swift $(shell find Sources Benchmarks Tests/TestSupport -type f)
 # Man pages and shell completions: chime's from the release chime's own definitions,
 # chimed's from packaging/man with the build's date.
 GEN_DIR := .build/chime-generated

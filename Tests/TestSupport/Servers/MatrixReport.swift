@@ -53,7 +53,7 @@ public struct MatrixRun: Codable {
         guard var line = try? JSONEncoder().encode(self) else { return }
         line.append(0x0A)
         if !FileManager.default.fileExists(atPath: path) {
-            FileManager.default.createFile(atPath: path, contents: nil, attributes: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: nil)
         }
         guard let handle = FileHandle(forWritingAtPath: path) else { return }
         defer { try? handle.close() }

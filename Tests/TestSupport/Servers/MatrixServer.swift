@@ -46,7 +46,7 @@ public enum MatrixServerError: Error, CustomStringConvertible {
 
 /// Every server the matrix knows, in report order.
 public enum MatrixServers {
-    public static let all: [any MatrixServer.Type] = [
+    public static var all: [any MatrixServer.Type] { [
         DunstServer.self,
         MakoServer.self,
         GnomeShellServer.self,
@@ -54,7 +54,7 @@ public enum MatrixServers {
         XfceNotifydServer.self,
         LxqtNotificationdServer.self,
         PlasmaServer.self,
-    ]
+    ] }
 
     /// The servers `CHIME_SERVERS` names (comma-separated, or `all`); without it, all but
     /// the heavy ones.
