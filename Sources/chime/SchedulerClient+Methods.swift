@@ -10,6 +10,11 @@ extension SchedulerClient {
             .first?.stringValue ?? ""
     }
 
+    /// Changes scheduled notification `id` as `changes` (the string form) say.
+    func updateSimple(_ id: String, changes: [(String, String)]) throws {
+        _ = try callOrFail(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)], about: id)
+    }
+
     func cancel(_ id: String) throws {
         _ = try callOrFail(Scheduler1.cancel, [.string(id)], about: id)
     }
