@@ -95,10 +95,16 @@ public enum Scheduler1 {
     public static let updateSimple = MethodDeclaration(
         "UpdateSimple", in: ["id": "s", "changes": "a{ss}"],
         "Update with basic types only, for dbus-send: changes as the options of ScheduleSimple, plus when, title and body.")
+    public static let snooze = MethodDeclaration(
+        "Snooze", in: ["id": "s", "when": "s"], out: ["copy": "s"],
+        "Closes notification id, on screen or on its way there, and shows it again at when, as its snooze buttons do: a duration "
+            + "(10m, 1h30m) or a time (18:00, tomorrow 9:00) read now; returns the id of the one-shot copy that will "
+            + "fire, whose origin is id. NotFound for an unknown id, \(ChimeError.notShown) for one not on screen.")
+
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, status, setBadge, getBadge,
-        invokeAction, getAppSettings, update, updateSimple,
+        invokeAction, getAppSettings, update, updateSimple, snooze,
     ]
 
     /// The method called `name`, nil when there is none.

@@ -16,6 +16,8 @@ final class Delivery {
     enum Closer {
         case expiry
         case press(String)
+        /// `Snooze`: the user put it off until later.
+        case snooze
     }
 
     var stored: StoredDelivery

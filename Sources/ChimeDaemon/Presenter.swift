@@ -276,7 +276,8 @@ final class Presenter {
             stage("forget the delivery of \(id)") { store, db in try store.deleteDelivery(seq: seq, in: db) }
         }
         if delivery.withdrawn {
-            // Cancelled while in flight: it is on screen, but nothing of it is kept.
+            // Cancelled while in flight: it is on screen, but nothing of it is kept. Snoozed, it goes.
+            if case .snooze = delivery.closer { server.close(serverID: serverID) }
             remove(delivery)
             return
         }

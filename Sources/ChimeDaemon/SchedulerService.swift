@@ -15,7 +15,7 @@ final class SchedulerService {
     let scheduler: Scheduler
     let commits: CommitQueue
     private let badges: Badges
-    private let presses: PressHandler
+    let presses: PressHandler
     private let signals: ServiceSignals
     let logger: Logger
     let now: () -> Date
@@ -89,6 +89,7 @@ final class SchedulerService {
             (Scheduler1.getAppSettings, .now(getAppSettings)),
             (Scheduler1.update, .later(update)),
             (Scheduler1.updateSimple, .later(updateSimple)),
+            (Scheduler1.snooze, .later(snooze)),
         ]
     }
 
