@@ -61,12 +61,7 @@ struct Edit: ParsableCommand {
 
     func validate() throws {
         if at != nil, after != nil { throw ValidationError(localized("give at most one of --at TIME or --in DURATION.")) }
-        for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
-            throw ValidationError(localized("malformed --user-info '%1$s': expected KEY=VALUE.", entry))
-        }
-        for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
-            throw ValidationError(localized("malformed action '%1$s': expected [KEY=]LABEL, as in done=Done.", action))
-        }
+        try EntryOptions.validate(actions: actions, userInfo: userInfo)
         if changes.isEmpty { throw ValidationError(localized("nothing to change: give --at, --title or another option.")) }
     }
 
@@ -76,16 +71,8 @@ struct Edit: ParsableCommand {
             ("title", title), ("body", body), ("when", at ?? after.map { "in " + $0 }), ("sound", sound), ("image", icon),
             ("urgency", urgency), ("category", category), ("lateLimit", lateLimit),
         ]
-        var changes = named.compactMap { key, value in value.map { (key, $0) } } + rule.options
-        for (index, action) in actions.enumerated() {
-            let parts = action.split(separator: "=", maxSplits: 1)
-            changes.append(parts.count == 2 ? ("action." + parts[0], String(parts[1])) : ("action.\(index)", action))
-        }
-        for entry in userInfo {
-            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            changes.append(("userInfo." + parts[0], String(parts[1])))
-        }
-        return changes
+        return named.compactMap { key, value in value.map { (key, $0) } } + rule.options
+            + EntryOptions.entries(actions: actions, userInfo: userInfo)
     }
 
     func run() throws {
