@@ -25,6 +25,10 @@ public enum ChimeError {
     public static let diskFull = "io.github.chime.Error.DiskFull"
     /// Too many notifications already wait for a notification server to show one more now.
     public static let busy = "io.github.chime.Error.Busy"
+    /// The notification exists, or existed, but is no longer scheduled: it is done or was cancelled.
+    public static let notScheduled = "io.github.chime.Error.NotScheduled"
+    /// The notification is not on screen, so there is nothing to snooze.
+    public static let notShown = "io.github.chime.Error.NotShown"
     /// Anything else: the store could not be read, say.
     public static let failed = "org.freedesktop.DBus.Error.Failed"
 

@@ -140,7 +140,7 @@ public enum HistoryKey: String, CaseIterable, Sendable {
         case .id: "s; empty on the one event that sums up a bulk cancel of more than 100"
         case .event: "s: fired, late (shown after a missed time), dropped (missed past its lateLimit), pressed, completed, "
             + "snoozed, cancelled, expired, closed, handled (the app in front took it: not shown), withheld (its app's "
-            + "alerts are off in the config: not shown)"
+            + "alerts are off in the config: not shown), edited (changed by Update; detail names the keys)"
         case .title: "s: as it was then"
         case .detail: "s: a sentence, possibly empty"
         case .action: "s: the pressed key"

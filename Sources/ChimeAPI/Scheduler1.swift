@@ -86,10 +86,25 @@ public enum Scheduler1 {
             + "(registerUserNotificationSettings): " + describe(AppSettingsKey.allCases.map { ($0.rawValue, $0.summary) })
             + ". Any id is answered, all true when the config has no [App] group for it; an empty one is InvalidArgs.")
 
+    public static let update = MethodDeclaration(
+        "Update", in: ["id": "s", "changes": "a{sv}"],
+        "Changes a scheduled notification in place, keeping its id and history (an edited event): only the keys given "
+            + "change, as Schedule reads them; actions and hints given replace the old ones, userInfo keys are added or "
+            + "replaced, repeat \"never\" ends a repeat. A bad key changes nothing. NotFound for an unknown id, "
+            + "\(ChimeError.notScheduled) for one that is done or cancelled.")
+    public static let updateSimple = MethodDeclaration(
+        "UpdateSimple", in: ["id": "s", "changes": "a{ss}"],
+        "Update with basic types only, for dbus-send: changes as the options of ScheduleSimple, plus when, title and body.")
+    public static let snooze = MethodDeclaration(
+        "Snooze", in: ["id": "s", "when": "s"], out: ["copy": "s"],
+        "Closes notification id, on screen or on its way there, and shows it again at when, as its snooze buttons do: a duration "
+            + "(10m, 1h30m) or a time (18:00, tomorrow 9:00) read now; returns the id of the one-shot copy that will "
+            + "fire, whose origin is id. NotFound for an unknown id, \(ChimeError.notShown) for one not on screen.")
+
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, status, setBadge, getBadge,
-        invokeAction, getAppSettings,
+        invokeAction, getAppSettings, update, updateSimple, snooze,
     ]
 
     /// The method called `name`, nil when there is none.

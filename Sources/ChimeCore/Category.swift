@@ -5,8 +5,8 @@ import Localization
 public enum ActionHandler: Equatable, Sendable {
     /// The notification and its whole repeat series are done (UNNotificationAction "Complete").
     case complete
-    /// A one-shot copy fires again after this many seconds; the series is not shifted.
-    case snooze(TimeInterval)
+    /// A one-shot copy fires again after a time or at one; the series is not shifted.
+    case snooze(SnoozeTime)
     /// A program from the user's config, run without a shell (argv), stopped after `timeout`.
     case command([String], timeout: TimeInterval)
     /// Only announced on the bus (ActionInvoked): the app that is listening handles it.
@@ -63,7 +63,7 @@ public struct Category: Equatable, Sendable {
     /// `reminder`: Complete, or Remind in 30 minutes.
     public static let reminder = Category(name: "reminder", actions: [
         ActionDefinition(key: "complete", label: localizable("Complete"), handler: .complete),
-        ActionDefinition(key: "remind", label: localizable("Remind in 30 minutes"), handler: .snooze(30 * 60)),
+        ActionDefinition(key: "remind", label: localizable("Remind in 30 minutes"), handler: .snooze(.after(30 * 60))),
     ])
 
     /// The categories every installation has.

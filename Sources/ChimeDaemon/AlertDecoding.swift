@@ -10,11 +10,12 @@ import DBus
 enum AlertDecoding {
     /// Decodes the typed form: `title` is required; see ``AlertFields`` for the rest.
     /// `extra` gets the keys that are not alert fields first, and says whether it took them.
+    /// With a `base` (Update), the keys given change that alert and the others keep it.
     static func decode(
-        typed entries: [(key: String, value: Value)],
+        typed entries: [(key: String, value: Value)], base: Alert? = nil,
         extra: (String, Value) throws(FieldError) -> Bool = { _, _ in false }
     ) throws(DBusError) -> Alert {
-        var fields = AlertFields()
+        var fields = AlertFields(base)
         for (key, wrapped) in entries {
             let value = wrapped.unwrapped
             do throws(FieldError) {
@@ -66,10 +67,13 @@ enum AlertDecoding {
     /// Decodes the string form: `action.KEY` = label, `hint.NAME` = `TYPE:VALUE`,
     /// `userInfo.KEY` = string, and the plain string fields by name.
     static func decode(
-        title: String, body: String, options: [(key: String, value: String)],
+        title: String, body: String, options: [(key: String, value: String)], base: Alert? = nil,
         extra: (String, String) throws(FieldError) -> Bool = { _, _ in false }
     ) throws(DBusError) -> Alert {
-        var fields = AlertFields()
+        var fields = AlertFields(base)
+        // Buttons and hints given replace the base's, as the typed form's lists do.
+        if options.contains(where: { $0.key.hasPrefix("action.") }) { fields.actions = [] }
+        if options.contains(where: { $0.key.hasPrefix("hint.") }) { fields.hints = [] }
         do throws(FieldError) {
             try fields.set("title", title)
             try fields.set("body", body)
@@ -166,6 +170,15 @@ struct AlertFields {
     var actionOptions: [String: ActionOptions] = [:]
     var hints: [Hint] = []
     var userInfo: [String: UserInfoValue] = [:]
+
+    /// Fields to fill in from scratch, or starting from `base`'s.
+    init(_ base: Alert? = nil) {
+        guard let base else { return }
+        alert = base
+        actions = base.actions
+        hints = base.hints
+        userInfo = base.userInfo
+    }
 
     mutating func set(_ key: String, _ text: String) throws(FieldError) {
         switch key {

@@ -99,8 +99,13 @@ struct ConfigReader {
             return nil
         }
         if let snoozeText {
-            guard let seconds = duration(snoozeText, group, "Snooze") else { return nil }
-            return ActionDefinition(key: key, label: label, handler: .snooze(seconds))
+            // A time of day (Snooze=tomorrow 9:00) is read when the button is pressed.
+            do {
+                return ActionDefinition(key: key, label: label, handler: .snooze(try SnoozeTime(parsing: snoozeText, field: "Snooze")))
+            } catch {
+                fail(group, "Snooze", error.description)
+                return nil
+            }
         }
         if let exec {
             guard let program = exec.first, !program.isEmpty else {

@@ -16,6 +16,8 @@ final class Delivery {
     enum Closer {
         case expiry
         case press(String)
+        /// `Snooze`: the user put it off until later.
+        case snooze
     }
 
     var stored: StoredDelivery
@@ -32,6 +34,8 @@ final class Delivery {
     /// the user dismissed it.
     var keptUntilDismissed = false
     var closer: Closer?
+    /// A server id of a notification Chime does not follow, to replace (notify-send's -r).
+    var replacesServerID: UInt32?
     /// Chime's own expiry timer (GNOME Shell ignores expire_timeout).
     var expiry: AnyObject?
 

@@ -12,4 +12,11 @@ enum NotificationID {
         }
         return id
     }
+
+    /// Whether `text` has the form ``random()`` gives.
+    static func isWellFormed(_ text: String) -> Bool {
+        text.count == 8 && text.allSatisfy { digits.contains($0) }
+    }
+
+    private static let digits = Set("0123456789abcdefghjkmnpqrstvwxyz")
 }

@@ -12,6 +12,28 @@ extension Presenter {
         }
     }
 
+    /// Takes `id` off the screen, resident or not, and out of the queue: the user put it
+    /// off (`Snooze`), and a press on a popup the server keeps does nothing more.
+    func closeSnoozed(id: String) {
+        for delivery in deliveries.values where delivery.id == id {
+            delivery.pressed = true
+            delivery.closer = .snooze
+            switch delivery.state {
+            case .shown(let serverID):
+                server.close(serverID: serverID)
+            case .waiting:
+                discard(delivery)
+            case .sent:
+                // Closed as soon as the server names it (``shown(_:serverID:)``); forgotten if it fails.
+                delivery.withdrawn = true
+                guard delivery.durable else { continue }
+                delivery.durable = false
+                let seq = delivery.seq
+                stage("forget the delivery of \(id)") { store, db in try store.deleteDelivery(seq: seq, in: db) }
+            }
+        }
+    }
+
     func handle(_ event: NotificationClient.Event) {
         switch event {
         case .ownerChanged:
@@ -92,6 +114,8 @@ extension Presenter {
             let label = expand(alert).allActions.first { $0.key == key }?.label ?? key
             closing = Closing(id: delivery.stored.id, reason: 2, alert: alert, kind: delivery.stored.kind,
                               detail: "Closed after '\(label)' was pressed.")
+        case .snooze:
+            closing = Closing(id: delivery.stored.id, reason: 2, alert: alert, kind: delivery.stored.kind, detail: "Snoozed.")
         case nil:
             let detail = switch reason {
             case 1: "The server's time for it ran out."

@@ -45,7 +45,7 @@ final class Presenter {
 
     var deliveries: [Int64: Delivery] = [:]
     /// The newest delivery of each Chime id.
-    private var latest: [String: Int64] = [:]
+    private(set) var latest: [String: Int64] = [:]
     /// Waiting deliveries in the order they are to be sent.
     var queue: Deque<Int64> = []
     /// Deliveries being decided (the app in front asked) or with a `Notify` in flight.
@@ -110,18 +110,6 @@ final class Presenter {
         deliver(id: "notice-" + NotificationID.random(), kind: .notice, alert: alert, due: time.now)
     }
 
-    /// Shows `alert` now (`PresentNow`): stored only if it has to wait.
-    func present(_ alert: Alert, id: String) throws(DBusError) {
-        if !canSendNow, waitingImmediate >= Self.maxWaitingImmediate {
-            throw DBusError(name: ChimeError.busy, message: "Not shown: \(Self.maxWaitingImmediate) notifications already wait for a "
-                + "notification server; try again once one runs.")
-        }
-        let delivery = Delivery(StoredDelivery(seq: takeSeq(), id: id, kind: .immediate, alert: alert, due: time.now), durable: false)
-        add(delivery)
-        enqueue(delivery)
-        if delivery.isWaiting { makeDurable(delivery) }
-    }
-
 
     /// Forgets waiting occurrences of cancelled notifications (their rows went with the
     /// cancel's transaction); what is on screen stays.
@@ -141,7 +129,7 @@ final class Presenter {
         }
     }
 
-    private func takeSeq() -> Int64 {
+    func takeSeq() -> Int64 {
         defer { nextSeq += 1 }
         return nextSeq
     }
@@ -197,9 +185,9 @@ final class Presenter {
 
     // MARK: - Sending
 
-    private var canSendNow: Bool { server.isReady && inFlight < Self.maxInFlight }
+    var canSendNow: Bool { server.isReady && inFlight < Self.maxInFlight }
 
-    private func enqueue(_ delivery: Delivery) {
+    func enqueue(_ delivery: Delivery) {
         queue.append(delivery.stored.seq)
         pump()
     }
@@ -220,6 +208,10 @@ final class Presenter {
                     continue
                 }
                 backoff[seq] = nil
+            }
+            if waitsForReplaced(delivery) {
+                postponed.append(seq)
+                continue
             }
             send(delivery)
         }
@@ -246,7 +238,8 @@ final class Presenter {
             alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))
         }
         // A snoozed copy takes the place of its origin if that is still on screen.
-        let replaced = delivery.stored.replacing.flatMap { id in onScreen.serverID { deliveries[$0]?.id == id } } ?? 0
+        let replaced = delivery.stored.replacing.flatMap { id in onScreen.serverID { deliveries[$0]?.id == id } }
+            ?? delivery.replacesServerID ?? 0
         let request = NotifyRequest(alert: alert, capabilities: server.capabilities, replacesID: replaced)
         // A server without the sound capability ignores the hints; play it here, and
         // only here, so it never sounds twice.
@@ -283,7 +276,8 @@ final class Presenter {
             stage("forget the delivery of \(id)") { store, db in try store.deleteDelivery(seq: seq, in: db) }
         }
         if delivery.withdrawn {
-            // Cancelled while in flight: it is on screen, but nothing of it is kept.
+            // Cancelled while in flight: it is on screen, but nothing of it is kept. Snoozed, it goes.
+            if case .snooze = delivery.closer { server.close(serverID: serverID) }
             remove(delivery)
             return
         }

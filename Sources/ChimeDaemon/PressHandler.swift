@@ -80,8 +80,8 @@ final class PressHandler {
         case .complete:
             badges.lower(of: alert)
             complete(id, title: alert.title)
-        case .snooze(let seconds):
-            snooze(id, alert: alert, by: seconds)
+        case .snooze(let time):
+            do { try snooze(id, alert: alert, until: time) } catch { logger.error("Cannot snooze \(id): \(error)") }
         case .command(let argv, let timeout):
             commands.run(argv: argv, timeout: timeout, id: id, action: key,
                          userInfoJSON: CommandRunner.userInfoJSON(alert.userInfo))
@@ -119,14 +119,17 @@ final class PressHandler {
         })
     }
 
-    /// Schedules a one-shot copy `seconds` from now; the series itself keeps its times.
-    private func snooze(_ id: String, alert: Alert, by seconds: TimeInterval) {
+    /// Schedules a one-shot copy for `time`, or throws when that is not ahead; the series
+    /// itself keeps its times. `done` hears the copy once it is stored, or why it was not.
+    func snooze(_ id: String, alert: Alert, until time: SnoozeTime,
+                done: @escaping (Result<ScheduledNotification, StoreError>) -> Void = { _ in }) throws(FieldError) {
         let instant = now()
-        let fireDate = instant.addingTimeInterval(seconds)
-        let rule: FireRule
-        do { rule = try FireRule(trigger: .absolute(fireDate)) } catch {
-            logger.error("Cannot snooze \(id): \(error)")
-            return
+        let zone = TimeZone.current
+        let rule = try time.fireRule(now: instant, systemZone: zone)
+        let fireDate = rule.occurrence(0, systemZone: zone) ?? instant
+        let detail = switch time {
+        case .after(let seconds): "Again in \(LateText.describe(seconds))."
+        case .at(let text): "Again at \(text)."
         }
         var copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
                                          created: instant, nextIndex: 0, nextFire: fireDate)
@@ -134,14 +137,16 @@ final class PressHandler {
             copy.origin = try self.store.lineageRoot(of: id, in: db)
             while try !self.store.insert(copy, in: db) { copy.id = NotificationID.random() }
             try self.store.record(HistoryEntry(time: instant, id: id, event: .snoozed, title: alert.title,
-                                               detail: "Again in \(LateText.describe(seconds)).", copy: copy.id), in: db)
+                                               detail: detail, copy: copy.id), in: db)
         }, done: { [unowned self] result in
             switch result {
             case .success:
                 self.scheduler.add(copy)
                 self.logger.info("Snoozed \(id) as \(copy.id) until \(fireDate).")
+                done(.success(copy))
             case .failure(let error):
                 self.logger.error("Cannot snooze \(id): \(error)")
+                done(.failure(error))
             }
         })
     }

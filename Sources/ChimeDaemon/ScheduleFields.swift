@@ -92,17 +92,21 @@ struct ScheduleFields {
         if floating, case .absolute = trigger {
             throw FieldError("floating", "applies to wall-clock times; '\(when)' is an instant.")
         }
-        var recurrence: Recurrence?
+        return try FireRule(trigger: trigger, recurrence: recurrence(), calendar: calendar ?? "gregorian")
+    }
+
+    /// How `repeat` and `every` say it repeats; nil fires once.
+    func recurrence() throws(FieldError) -> Recurrence? {
         if let repeatUnit {
             let interval = try Recurrence(parsing: repeatUnit, field: "repeat")
             if every != nil, interval.count != 1 {
                 throw FieldError("every", "cannot be combined with repeat '\(repeatUnit)', which has a count of its own.")
             }
-            recurrence = try Recurrence(unit: interval.unit, count: every ?? interval.count)
+            return try Recurrence(unit: interval.unit, count: every ?? interval.count)
         } else if every != nil {
             throw FieldError("every", "needs repeat: every 30 of which unit?")
         }
-        return try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+        return nil
     }
 
     /// A place trigger's rule; the keys that say when are refused beside it, as iOS does.

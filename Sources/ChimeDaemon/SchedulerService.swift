@@ -10,15 +10,15 @@ import Logging
 /// badges to ``Badges``.
 final class SchedulerService {
     private let client: NotificationClient
-    private let presenter: Presenter
-    private let store: Store
-    private let scheduler: Scheduler
-    private let commits: CommitQueue
+    let presenter: Presenter
+    let store: Store
+    let scheduler: Scheduler
+    let commits: CommitQueue
     private let badges: Badges
-    private let presses: PressHandler
+    let presses: PressHandler
     private let signals: ServiceSignals
-    private let logger: Logger
-    private let now: () -> Date
+    let logger: Logger
+    let now: () -> Date
 
     init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
          commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
@@ -87,6 +87,9 @@ final class SchedulerService {
             (Scheduler1.getBadge, .now(getBadge)),
             (Scheduler1.invokeAction, .now(invokeAction)),
             (Scheduler1.getAppSettings, .now(getAppSettings)),
+            (Scheduler1.update, .later(update)),
+            (Scheduler1.updateSimple, .later(updateSimple)),
+            (Scheduler1.snooze, .later(snooze)),
         ]
     }
 
@@ -109,12 +112,23 @@ final class SchedulerService {
     // MARK: - Showing and scheduling
 
     private func presentNow(_ call: MethodCall) throws(DBusError) -> [Value] {
-        [.string(try present(try AlertDecoding.decode(typed: try call.entries(0))))]
+        var replaces: String?
+        let alert = try AlertDecoding.decode(typed: try call.entries(0)) { key, value throws(FieldError) in
+            guard key == Self.replacesKey else { return false }
+            replaces = try Self.replaces(value)
+            return true
+        }
+        return [.string(try present(alert, replacing: replaces))]
     }
 
     private func presentNowSimple(_ call: MethodCall) throws(DBusError) -> [Value] {
-        let alert = try AlertDecoding.decode(title: call.string(0), body: call.string(1), options: try call.stringEntries(2))
-        return [.string(try present(alert))]
+        var replaces: String?
+        let alert = try AlertDecoding.decode(title: call.string(0), body: call.string(1), options: try call.stringEntries(2)) { key, text in
+            guard key == Self.replacesKey else { return false }
+            replaces = text
+            return true
+        }
+        return [.string(try present(alert, replacing: replaces))]
     }
 
     private func schedule(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
@@ -136,14 +150,6 @@ final class SchedulerService {
             return try fields.set(key, text: text)
         }
         try schedule(alert, fields, responder)
-    }
-
-    private func present(_ alert: Alert) throws(DBusError) -> String {
-        var id = NotificationID.random()
-        while presenter.alert(for: id) != nil { id = NotificationID.random() }
-        try presenter.present(alert, id: id)
-        logger.info("Presenting \(id): \(alert.title)")
-        return id
     }
 
     private func schedule(_ alert: Alert, _ fields: ScheduleFields, _ responder: Responder) throws(DBusError) {

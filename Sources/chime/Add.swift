@@ -101,12 +101,7 @@ struct Add: ParsableCommand {
         } else {
             guard (at == nil) != (after == nil) else { throw ValidationError(localized("give exactly one of --at TIME or --in DURATION.")) }
         }
-        for entry in userInfo where !entry.contains("=") || entry.hasPrefix("=") {
-            throw ValidationError(localized("malformed --user-info '%1$s': expected KEY=VALUE.", entry))
-        }
-        for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
-            throw ValidationError(localized("malformed action '%1$s': expected [KEY=]LABEL, as in done=Done.", action))
-        }
+        try EntryOptions.validate(actions: actions, userInfo: userInfo)
     }
 
     var when: String { place.isGiven ? "" : at ?? "in " + (after ?? "") }
@@ -124,15 +119,7 @@ struct Add: ParsableCommand {
         if let urgency { options.append(("urgency", urgency)) }
         if let lateLimit { options.append(("lateLimit", lateLimit)) }
         if let textDomain { options.append(("textDomain", textDomain)) }
-        for (index, action) in actions.enumerated() {
-            let parts = action.split(separator: "=", maxSplits: 1)
-            options.append(parts.count == 2 ? ("action." + parts[0], String(parts[1])) : ("action.\(index)", action))
-        }
-        for entry in userInfo {
-            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            options.append(("userInfo." + parts[0], String(parts[1])))
-        }
-        return options
+        return options + EntryOptions.entries(actions: actions, userInfo: userInfo)
     }
 
     func run() throws {

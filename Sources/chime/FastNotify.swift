@@ -8,7 +8,7 @@
 extension NotifyRequest {
     private static var valued: [String: WritableKeyPath<NotifyRequest, String?>] { [
         "-u": \.urgency, "--urgency": \.urgency, "-a": \.appName, "--app-name": \.appName,
-        "-i": \.icon, "--icon": \.icon, "-c": \.category, "--category": \.category,
+        "-i": \.icon, "--icon": \.icon, "-c": \.category, "--category": \.category, "-r": \.replaceID, "--replace-id": \.replaceID,
     ] }
     private static var repeated: [String: WritableKeyPath<NotifyRequest, [String]>] { [
         "-h": \.hints, "--hint": \.hints, "-A": \.actions, "--action": \.actions,

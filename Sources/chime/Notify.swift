@@ -9,7 +9,9 @@ struct Notify: ParsableCommand {
         discussion: """
             Unlike notify-send, buttons keep working after chime exits: chimed hears the \
             press and announces it on the bus as \(Scheduler1.name).\(Scheduler1.actionInvoked.name). \
-            -A does not imply --wait.
+            -A does not imply --wait. -r replaces a notification on screen, as notify-send -r does: \
+            give it the id -p printed (the new one keeps it, so the same -r works again), or a \
+            server id.
 
             --json prints one object when chime is done: {"id": ID, "action": KEY}, where \
             action is the pressed button's key with --wait, and null otherwise.
@@ -17,6 +19,7 @@ struct Notify: ParsableCommand {
             Examples:
               chime notify -u critical -A done=Done -A later="Remind me" "Backup" "Disk almost full"
               chime notify --wait --json -A yes=Yes -A no=No "Deploy?"
+              id=$(chime notify -p -h int:value:10 "Copying"); chime notify -r "$id" -h int:value:60 "Copying"
             """,
         // notify-send uses -h for --hint; help stays on --help (and -?).
         helpNames: [.long, .customShort("?")]
@@ -50,6 +53,10 @@ struct Notify: ParsableCommand {
     @Option(name: [.customShort("A"), .customLong("action")], help: ArgumentHelp("A button; without KEY its index is the key. Repeatable.", valueName: "[KEY=]LABEL"))
     var actions: [String] = []
 
+    @Option(name: [.customShort("r"), .customLong("replace-id")],
+            help: ArgumentHelp("Replace that notification on screen: an id -p printed, or a server id.", valueName: "ID"))
+    var replaceID: String?
+
     @Flag(name: [.customShort("e"), .long], help: "Ask the server not to keep it in its history.")
     var transient = false
 
@@ -76,8 +83,8 @@ struct Notify: ParsableCommand {
     var request: NotifyRequest {
         NotifyRequest(
             title: title, body: body, urgency: urgency?.rawValue, appName: appName, icon: icon, category: category,
-            sound: sound, expireTime: expireTime, hints: hints, actions: actions, transient: transient, wait: wait, printID: printID,
-            json: json
+            sound: sound, expireTime: expireTime, hints: hints, actions: actions, replaceID: replaceID, transient: transient, wait: wait,
+            printID: printID, json: json
         )
     }
 

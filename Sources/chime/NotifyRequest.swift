@@ -17,6 +17,8 @@ struct NotifyRequest: Equatable {
     var expireTime: Int32?
     var hints: [String] = []
     var actions: [String] = []
+    /// What `-r` names: the id `-p` printed, or a server id (a number), as notify-send takes it.
+    var replaceID: String?
     var transient = false
     var wait = false
     var printID = false
@@ -41,6 +43,7 @@ struct NotifyRequest: Equatable {
         if let category { options.append(("category", category)) }
         if let sound { options.append(("sound", sound)) }
         if let expireTime { options.append(("expires", String(expireTime))) }
+        if let replaceID { options.append(("replaces", replaceID)) }
         for hint in hints {
             let parts = hint.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             options.append(("hint." + parts[1], parts[0] + ":" + parts[2]))

@@ -10,6 +10,16 @@ extension SchedulerClient {
             .first?.stringValue ?? ""
     }
 
+    /// Changes scheduled notification `id` as `changes` (the string form) say.
+    func updateSimple(_ id: String, changes: [(String, String)]) throws {
+        _ = try callOrFail(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)], about: id)
+    }
+
+    /// Snoozes notification `id`, on screen, until `when`; the id of the copy that will fire.
+    func snooze(_ id: String, until when: String) throws -> String {
+        try callOrFail(Scheduler1.snooze, [.string(id), .string(when)], about: id).first?.stringValue ?? ""
+    }
+
     func cancel(_ id: String) throws {
         _ = try callOrFail(Scheduler1.cancel, [.string(id)], about: id)
     }

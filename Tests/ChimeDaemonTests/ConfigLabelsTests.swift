@@ -48,7 +48,7 @@ struct ConfigLabelsTests {
         let config = try load("[Category todo]\nActions=remind;\n[Action remind]\nLabel[de]=Später\n").get()
         let remind = try #require(config.categories["todo"]?.actions.first)
         #expect(remind.label == "Remind in 30 minutes")
-        #expect(remind.handler == .snooze(30 * 60))
+        #expect(remind.handler == .snooze(.after(30 * 60)))
         #expect(ShownTexts.label(of: remind, languages: ["de"]) == "Später")
     }
 

@@ -34,7 +34,7 @@ struct ConfigOptionsTests {
                                         options: ActionOptions(activationMode: .foreground, authenticationRequired: true))
         let delete = ActionDefinition(key: "delete", label: "Delete", handler: .command(["/usr/bin/true"], timeout: 30),
                                       options: ActionOptions(destructive: true))
-        let remind = ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(1800))
+        let remind = ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(.after(1800)))
         #expect(config.categories["todo"] == Category(name: "todo", actions: [complete, remind, delete], minimalActions: [complete, delete]))
         // The built-in button's options hold wherever it is listed, the built-in category included.
         #expect(config.categories["reminder"] == Category(name: "reminder", actions: [complete, remind]))

@@ -50,7 +50,7 @@ struct ConfigTests {
         let config = try load(Self.example).get()
         #expect(config.categories["todo"] == Category(name: "todo", actions: [
             ActionDefinition(key: "complete", label: "Complete", handler: .complete),
-            ActionDefinition(key: "snooze", label: "Snooze 5 minutes", handler: .snooze(300)),
+            ActionDefinition(key: "snooze", label: "Snooze 5 minutes", handler: .snooze(.after(300))),
             ActionDefinition(key: "log", label: "Log it", handler: .command(["/usr/bin/logger", "-t", "chime", "pressed"], timeout: 10)),
         ]))
         #expect(config.categories["reminder"] == .reminder)
@@ -71,7 +71,7 @@ struct ConfigTests {
             Exec=brew;--note;a\\;b;
             """).get()
         #expect(config.categories["kettle"]?.actions == [
-            ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(1800)),
+            ActionDefinition(key: "remind", label: "Remind in 30 minutes", handler: .snooze(.after(1800))),
             ActionDefinition(key: "open", label: "Open the app", handler: .announce),
             ActionDefinition(key: "brew", label: "Brew", handler: .command(["brew", "--note", "a;b"], timeout: 30)),
         ])
@@ -138,7 +138,7 @@ struct ConfigTests {
             """).get()
         #expect(config.categories["reminder"] == Category(name: "reminder", actions: [
             ActionDefinition(key: "complete", label: "Complete", handler: .complete),
-            ActionDefinition(key: "later", label: "Later", handler: .snooze(7200)),
+            ActionDefinition(key: "later", label: "Later", handler: .snooze(.after(7200))),
         ]))
     }
 
@@ -247,12 +247,32 @@ struct ConfigTests {
         #expect(error.message.contains("Label is empty"))
     }
 
-    @Test func aSnoozeThatIsNoDuration() throws {
+    @Test func aSnoozeThatIsNeitherADurationNorATime() throws {
         let error = try error("[Action x]\nLabel=X\nSnooze=five minutes\n")
         #expect(error.line == 3)
         #expect(error.message.contains("[Action x]"))
-        #expect(error.message.contains("Snooze"))
-        #expect(error.message.contains("is not a duration"))
+        #expect(error.message.contains("Snooze: 'five minutes' is neither a duration (10m, 1h30m, 2d) nor a time"), "\(error)")
+    }
+
+    /// KAlarm's and GNOME's "tomorrow morning": a time read when the button is pressed.
+    @Test func aSnoozeAtATimeOfDay() throws {
+        let config = try load("""
+            [Category later]
+            Actions=soon;hour;morning;
+
+            [Action soon]
+            Label=10 minutes
+            Snooze=10m
+
+            [Action hour]
+            Label=1 hour
+            Snooze=in 1h
+
+            [Action morning]
+            Label=Tomorrow morning
+            Snooze=tomorrow 9:00
+            """).get()
+        #expect(config.categories["later"]?.actions.map(\.handler) == [.snooze(.after(600)), .snooze(.after(3600)), .snooze(.at("tomorrow 9:00"))])
     }
 
     @Test func bothSnoozeAndExec() throws {

@@ -17,12 +17,14 @@ struct NotifyRequestTests {
         ["--transient", "--wait", "--print-id", "Title with spaces", "Body\nwith lines"],
         ["--json", "T"],
         ["-w", "--json", "-A", "done=Done", "T", "B"],
+        ["-p", "-r", "3kq9xw2m", "-h", "int:value:60", "Copying"],
+        ["--replace-id=42", "T"],
     ]
 
     static let leftToArgumentParser: [[String]] = [
         [], ["--help"], ["-?"], ["-wp", "T"], ["--no-such", "T"], ["-u", "urgent", "T"], ["-t", "soon", "T"],
         ["-h", "int:value", "T"], ["-A", "=Done", "T"], ["T", "B", "C"], ["--", "-T"], ["-u"], ["--wait=yes", "T"], ["--json=yes", "T"],
-        ["-A", "-x", "T"], ["--sound", "bell", "T"],
+        ["-A", "-x", "T"], ["--sound", "bell", "T"], ["-r", "T"],
     ]
 
     @Test(arguments: agreed)

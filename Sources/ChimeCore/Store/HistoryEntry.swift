@@ -34,6 +34,8 @@ public struct HistoryEntry: Equatable, Sendable {
         case handled
         /// Not shown: the user's config turns off its app's alerts (`Alerts=false`).
         case withheld
+        /// Changed in place by `Update`; `detail` names the keys that changed.
+        case edited
     }
 
     /// When it happened.

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `chime snooze` and `Snooze`: a notification on screen put off until later; and the
+/// snooze buttons a category offers from the config, by duration or by time of day.
+@Suite(.timeLimit(.minutes(10)))
+struct SnoozeTests {
+    func shown(_ session: TestSession, _ id: String) throws -> [String: Any] {
+        let result = try session.run(["chime", "show", id, "--json"])
+        #expect(result.status == 0, "\(result)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+    }
+
+    /// The ids of the CloseNotification calls the mock server received.
+    func closeCalls(_ session: TestSession) throws -> [String] {
+        let result = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
+                                      "--object-path", "/org/freedesktop/Notifications",
+                                      "--method", "org.freedesktop.DBus.Mock.GetMethodCalls", "CloseNotification"])
+        return result.stdout.components(separatedBy: ", [<").dropFirst().map { $0.prefix { $0 != ">" }.replacingOccurrences(of: "uint32 ", with: "") }
+    }
+
+    /// Tomorrow at `time` on this machine's clock, as `chime show --json` writes a wall-clock time.
+    func tomorrow(at time: String) -> String {
+        let day = Calendar.current.date(byAdding: .day, value: 1, to: Date())!
+        let parts = Calendar.current.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02dT%@:00", parts.year!, parts.month!, parts.day!, time)
+    }
+
+    @Test func snoozeClosesItAndBringsItBackAfterTheDuration() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.run(["chime", "notify", "-p", "Kettle", "Boiled"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+
+        let snoozed = try session.run(["chime", "snooze", id, "2s"])
+        #expect(snoozed.status == 0, "\(snoozed)")
+        let copy = snoozed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(copy.count == 8 && copy != id, "\(snoozed)")
+        // The popup goes at once, as after a press: dismissed by the user.
+        #expect(try closeCalls(session) == ["1"])
+        try session.emitServerSignal("NotificationClosed", signature: "uu", arguments: "[<uint32 1>, <uint32 3>]")
+        _ = try monitor.waitForLine(containing: "Closed ('\(id)', uint32 2)")
+
+        // And it comes back, the same notification, as the copy.
+        let fired = try monitor.waitForLine(containing: "Fired ('\(copy)'")
+        #expect(fired.contains("'origin': <'\(id)'>"), "\(fired)")
+        let calls = try session.waitForNotifyCalls(2)
+        #expect(calls[1].hasPrefix("[<'Chime'>, <uint32 0>, <''>, <'Kettle'>, <'Boiled'>"), "\(calls[1])")
+    }
+
+    @Test func aRepeatIsSnoozedUntilATimeOfDayAndKeepsItsOwnTimes() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.add("Stretch", "--in", "1s", "--repeat", "hour", "--user-info", "task=7")
+        _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
+        _ = try session.waitForNotifyCalls(1)
+        let before = try shown(session, id)
+
+        let json = try session.run(["chime", "snooze", "--json", id, "tomorrow 9:00"])
+        #expect(json.status == 0, "\(json)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String], "\(json)")
+        let copy = try shown(session, try #require(answer["id"]))
+        #expect(copy["origin"] as? String == id && copy["title"] as? String == "Stretch", "\(copy)")
+        #expect(copy["when"] as? String == tomorrow(at: "09:00") && copy["repeat"] == nil, "\(copy)")
+        #expect(copy["userInfo"] as? [String: String] == ["task": "7"], "\(copy)")
+        #expect(try shown(session, id)["nextFire"] as? Int == before["nextFire"] as? Int)
+
+        let log = try session.run(["chime", "log", "--id", id])
+        #expect(log.stdout.contains("Again at tomorrow 9:00."), "\(log)")
+    }
+
+    @Test func onlyOneOnScreenCanBeSnoozed() throws {
+        let session = try TestSession()
+        let unknown = try session.run(["chime", "snooze", "nosuchid", "10m"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("No notification has the id 'nosuchid'."), "\(unknown)")
+
+        let waiting = try session.add("Later", "--in", "2h")
+        let notShown = try session.run(["chime", "snooze", waiting, "10m"])
+        #expect(notShown.status == 1 && notShown.stderr.contains("is not on screen"), "\(notShown)")
+        let typed = try session.callScheduler("Snooze", waiting, "10m")
+        #expect(typed.stderr.contains("io.github.chime.Error.NotShown"), "\(typed)")
+        #expect(try session.run(["chime", "list"]).stdout.components(separatedBy: "\n").filter { $0.contains("Later") }.count == 1)
+    }
+
+    @Test(arguments: [
+        ("soonish", "when: 'soonish' is neither a duration (10m, 1h30m, 2d) nor a time"),
+        ("-5m", "when: '-5m' is neither a duration"),
+        ("2000-01-01 09:00", "is not ahead: a snoozed notification comes back later."),
+    ])
+    func aBadTimeIsAUsageErrorAndLeavesItOnScreen(when: String, sentence: String) throws {
+        let session = try TestSession()
+        let id = try session.run(["chime", "notify", "-p", "Kettle"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        let result = try session.run(["chime", "snooze", id, "--", when])
+        #expect(result.status == 64 && result.stderr.contains(sentence), "\(result)")
+        #expect(try closeCalls(session).isEmpty)
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+    }
+
+    /// Several Remind buttons, as KAlarm and GNOME offer: 10 min, 1 hour, tomorrow morning.
+    @Test func aCategoryOffersSeveralSnoozeChoices() throws {
+        let session = try TestSession()
+        try session.writeConfig("""
+            [Category later]
+            Actions=ten;hour;morning;
+
+            [Action ten]
+            Label=10 min
+            Snooze=10m
+
+            [Action hour]
+            Label=1 hour
+            Snooze=1h
+
+            [Action morning]
+            Label=Tomorrow morning
+            Snooze=tomorrow 8:30
+            """)
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let first = try session.run(["chime", "notify", "-p", "-c", "later", "Call back"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try session.run(["chime", "notify", "-p", "-c", "later", "Water"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let calls = try session.waitForNotifyCalls(2)
+        #expect(calls[0].contains("<['ten', '10 min', 'hour', '1 hour', 'morning', 'Tomorrow morning']>"), "\(calls[0])")
+
+        let pressed = Date()
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'hour'>]")
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(first)', 'hour'")
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 2>, <'morning'>]")
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(second)', 'morning'")
+
+        let listed = try session.run(["chime", "list", "--json"])
+        let copies = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed)")
+        let inAnHour = try #require(copies.first { $0["origin"] as? String == first }, "\(copies)")
+        let due = try #require(inAnHour["nextFire"] as? Int)
+        #expect(abs(Double(due) - pressed.addingTimeInterval(3600).timeIntervalSince1970) < 10, "\(inAnHour)")
+        let morning = try #require(copies.first { $0["origin"] as? String == second }, "\(copies)")
+        #expect(morning["when"] as? String == tomorrow(at: "08:30"), "\(morning)")
+    }
+}
