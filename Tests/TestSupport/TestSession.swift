@@ -240,3 +240,10 @@ public final class TestSession {
         return result.stdout
     }
 }
+
+/// `date` as an instant `chime add --at` reads: ISO 8601 with seconds, in UTC.
+public func iso(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.string(from: date)
+}
