@@ -158,6 +158,23 @@ struct StoreTests {
         try store.write { db in try store.record(fired("kept", 1, title: "Kept"), in: db) }
         #expect(try store.history(of: "kept", limit: 10)?.map(\.title) == ["Kept"])
     }
+
+    @Test(arguments: ["vietnamese", "ethiopicAmeteAlem"])
+    func aRuleStoredWithACalendarNoLongerOfferedKeepsFiringOnTheGregorianOne(calendar: String) throws {
+        let directory = Directory()
+        do {
+            let store = try Store(directory: directory.url)
+            try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
+        }
+        // Earlier versions stored these names, and counted months in them as Gregorian ones.
+        do {
+            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            try database.write { db in try db.execute(sql: "UPDATE notification SET calendar = ?", arguments: [calendar]) }
+        }
+        let store = try Store(directory: directory.url)
+        #expect(try store.notification(id: "kept")?.rule.calendar == "gregorian")
+        #expect(try store.scheduled().map(\.id) == ["kept"])
+    }
 }
 
 // MARK: - Faults: cannot open now, damage, backup, modes

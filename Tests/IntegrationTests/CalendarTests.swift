@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Calendars and clocks as the CLI and D-Bus callers see them.
+@Suite(.timeLimit(.minutes(10)))
+struct CalendarTests {
+    /// The names `--calendar` takes, in the order every refusal lists them.
+    static let supported = "gregorian, iso8601, buddhist, chinese, coptic, dangi, ethiopicAmeteMihret, hebrew, indian, "
+        + "islamic, islamicCivil, islamicTabular, islamicUmmAlQura, japanese, persian, republicOfChina"
+
+    @Test(arguments: ["vietnamese", "ethiopicAmeteAlem", "ethioaa"])
+    func calendarsFoundationOnlyPretendsToHaveAreRefusedWithTheSupportedOnes(name: String) throws {
+        let session = try TestSession()
+        let refusal = "calendar: '\(name)' is not a known calendar; use one of \(Self.supported)."
+        let add = try session.run(["chime", "add", "Rent", "--at", "9:00", "--repeat", "month", "--calendar", name])
+        #expect(add.status == 64, "\(add)")
+        #expect(add.stderr.contains(refusal) && add.stderr.split(separator: "\n").count == 1, "\(add)")
+        let next = try session.run(["chime", "next", "9:00", "--repeat", "month", "--calendar", name])
+        #expect(next.status == 64 && next.stderr.contains(refusal), "\(next)")
+
+        let typed = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                     "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.Schedule",
+                                     "{'title': <'Rent'>, 'when': <'9:00'>, 'repeat': <'month'>, 'calendar': <'\(name)'>}"])
+        #expect(typed.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: \(refusal)"), "\(typed)")
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+    }
+
+    @Test func nextPrintsAnOffsetWithItsSeconds() throws {
+        // A POSIX zone 4:56:02 west of UTC, as New York's local mean time was until 1883.
+        let session = try TestSession()
+        var environment = session.environment
+        environment["TZ"] = "LMT+4:56:02"
+        let next = try Spawned([binDirectory.appendingPathComponent("chime").path, "next", "2030-01-31T12:00:00Z", "--json"],
+                               environment: environment).finish()
+        #expect(next.status == 0, "\(next)")
+        let times = try #require(try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [[String: Any]])
+        #expect(times.map { $0["time"] as? String } == ["2030-01-31T07:03:58-04:56:02"], "\(next)")
+        #expect(times.map { $0["timestamp"] as? Int } == [1_896_091_200], "\(next)")
+    }
+}
