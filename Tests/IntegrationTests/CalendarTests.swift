@@ -26,6 +26,34 @@ struct CalendarTests {
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
     }
 
+    /// The commands of README's *Clocks and calendars*, each with the times its comment
+    /// says it prints (nil when it says none: its times depend on the day it runs).
+    static func readmeExamples() throws -> [(command: String, times: String?)] {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n### Clocks and calendars\n").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        let lines = section.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        return lines.indices.filter { lines[$0].contains("chime next ") }.map { index in
+            let comment = lines.indices.contains(index + 1) && lines[index + 1].hasPrefix("# ") ? lines[index + 1] : nil
+            return (lines[index], comment.map { String($0.dropFirst(2)) })
+        }
+    }
+
+    @Test func theReadmeRulesPrintWhatTheySay() throws {
+        let examples = try Self.readmeExamples()
+        #expect(examples.count >= 10 && examples.filter { $0.times == nil }.count == 1, "\(examples)")
+        let session = try TestSession()
+        for (command, times) in examples {
+            let result = try session.run(["sh", "-c", "PATH=\"\(binDirectory.path):$PATH\"; " + command])
+            #expect(result.status == 0, "\(command)\n\(result)")
+            if let times {
+                #expect(result.stdout.split(separator: "\n").joined(separator: " | ") == times, "\(command)\n\(result)")
+            } else {
+                #expect(result.stdout.split(separator: "\n").count == 1, "\(command)\n\(result)")
+            }
+        }
+    }
+
     @Test func nextPrintsAnOffsetWithItsSeconds() throws {
         // A POSIX zone 4:56:02 west of UTC, as New York's local mean time was until 1883.
         let session = try TestSession()
