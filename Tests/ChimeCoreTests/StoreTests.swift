@@ -139,19 +139,21 @@ struct StoreTests {
         #expect(try store.history(of: "copy", limit: 10)?.map(\.event) == [.cancelled, .cancelled, .fired, .snoozed, .fired])
     }
 
-    @Test func aStoreFromBeforeTheHistoryIsMigrated() throws {
-        let directory = Directory()
+    /// Makes a store in `directory` holding "kept", then changes its file with `sql`, as an
+    /// earlier version left it.
+    func storeWithKept(in directory: Directory, then sql: String, _ arguments: StatementArguments = StatementArguments()) throws {
         do {
             let store = try Store(directory: directory.url)
             try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
         }
+        let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
+        try database.write { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    @Test func aStoreFromBeforeTheHistoryIsMigrated() throws {
+        let directory = Directory()
         // Back to the schema 0.2.0 wrote: the v1 and v2 migrations only.
-        do {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.write { db in
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier IN ('v3: history', 'v6: history in the state folder')")
-            }
-        }
+        try storeWithKept(in: directory, then: "DELETE FROM grdb_migrations WHERE identifier IN ('v3: history', 'v6: history in the state folder')")
         let store = try Store(directory: directory.url)
         #expect(try store.notification(id: "kept")?.alert.title == "Kept")
         #expect(try store.history(limit: 10) == [])
@@ -162,15 +164,8 @@ struct StoreTests {
     @Test(arguments: ["vietnamese", "ethiopicAmeteAlem"])
     func aRuleStoredWithACalendarNoLongerOfferedKeepsFiringOnTheGregorianOne(calendar: String) throws {
         let directory = Directory()
-        do {
-            let store = try Store(directory: directory.url)
-            try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
-        }
         // Earlier versions stored these names, and counted months in them as Gregorian ones.
-        do {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.write { db in try db.execute(sql: "UPDATE notification SET calendar = ?", arguments: [calendar]) }
-        }
+        try storeWithKept(in: directory, then: "UPDATE notification SET calendar = ?", [calendar])
         let store = try Store(directory: directory.url)
         #expect(try store.notification(id: "kept")?.rule.calendar == "gregorian")
         #expect(try store.scheduled().map(\.id) == ["kept"])

@@ -11,9 +11,10 @@ import Foundation
 ///   across daylight-saving changes and wherever the machine is).
 /// - **The n-th occurrence** is the first one plus `n × count` units, added in one step on
 ///   the wall-clock time taken as if it were UTC, in the rule's calendar for months and
-///   years (``CalendarSteps``: the Gregorian calendar is proleptic). It is never reached by repeated addition, so month ends and leap
-///   days stay put: the 31st monthly is Feb 28 (29 in leap years), Mar 31, Apr 30, May 31;
-///   Feb 29 yearly is Feb 28 in common years and Feb 29 in leap years.
+///   years (``CalendarSteps``: the Gregorian calendar is proleptic). It is never reached
+///   by repeated addition, so month ends and leap days stay put: the 31st monthly is
+///   Feb 28 (29 in leap years), Mar 31, Apr 30, May 31; Feb 29 yearly is Feb 28 in common
+///   years and Feb 29 in leap years.
 /// - **Repeated wall-clock times** (clocks fall back) are the earlier instant (RFC 5545).
 ///   A minute or hour repeat therefore has no occurrences in the second pass of the
 ///   repeated hour.
