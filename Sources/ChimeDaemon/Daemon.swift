@@ -36,13 +36,17 @@ public final class Daemon {
     }
 
     /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.
-    public static var dataDirectory: URL {
+    public static var dataDirectory: URL { baseDirectory("XDG_DATA_HOME", else: ".local/share").appendingPathComponent("chime") }
+
+    /// `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`: where the history lives.
+    public static var stateDirectory: URL { baseDirectory("XDG_STATE_HOME", else: ".local/state").appendingPathComponent("chime") }
+
+    /// An XDG base directory: the variable's value, or `fallback` in the home folder when it
+    /// is unset or relative (the XDG Base Directory spec calls a relative path invalid).
+    private static func baseDirectory(_ variable: String, else fallback: String) -> URL {
         let environment = ProcessInfo.processInfo.environment
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return URL(fileURLWithPath: data).appendingPathComponent("chime")
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/chime")
+        if let path = environment[variable], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(fallback)
     }
 
     /// Reads the user's config (at start and on SIGHUP); a broken one leaves the last good
@@ -115,7 +119,7 @@ public final class Daemon {
             }
             let store: Store
             do {
-                store = try Store(directory: Self.dataDirectory)
+                store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory)
             } catch {
                 logger.critical("\(error)")
                 // 75 (EX_TEMPFAIL) when it may pass (a full disk, a permission): the unit

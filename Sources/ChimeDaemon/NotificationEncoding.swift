@@ -122,7 +122,8 @@ enum NotificationEncoding {
         return [entry, (.regionTriggersOnce, .bool(place.triggersOnce))]
     }
 
-    /// ISO 8601 with the zone's offset, to the second: `2026-12-24T18:00:00+01:00`.
+    /// ISO 8601 with the zone's offset, to the second: `2026-12-24T18:00:00+01:00`, and
+    /// `1850-01-01T09:00:00-04:56:02` for an offset with seconds.
     ///
     /// Written out by hand: an ISO8601DateFormatter costs about a millisecond to make,
     /// and this runs for every Fired signal and every row of List.
@@ -131,7 +132,9 @@ enum NotificationEncoding {
         let sign = offset < 0 ? "-" : "+"
         let minutes = abs(offset) / 60
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return LocalDateTime(date, in: zone).description + sign + two(minutes / 60) + ":" + two(minutes % 60)
+        // Local mean time before standard time has offsets in seconds (New York −04:56:02).
+        let seconds = abs(offset) % 60 == 0 ? "" : ":" + two(abs(offset) % 60)
+        return LocalDateTime(date, in: zone).description + sign + two(minutes / 60) + ":" + two(minutes % 60) + seconds
     }
 
     // MARK: - JSON

@@ -20,7 +20,8 @@ extension HumanText {
         return localtime_r(&time, &parts) == nil ? nil : parts
     }
 
-    /// `parts` as ISO 8601 to the second, with its offset from UTC (`tm_gmtoff`).
+    /// `parts` as ISO 8601 to the second, with its offset from UTC (`tm_gmtoff`), its seconds
+    /// too when it has any (ISO 8601-1:2019's `±hh:mm:ss`).
     static func isoText(_ parts: tm, separator: String = "T", offsetSeparator: String = "") -> String {
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
@@ -28,8 +29,10 @@ extension HumanText {
         }
         let offset = parts.tm_gmtoff
         let minutes = abs(offset) / 60
+        // Local mean time before standard time has offsets in seconds (New York −04:56:02).
+        let seconds = abs(offset) % 60 == 0 ? "" : ":" + pad(abs(offset) % 60, 2)
         return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
             + separator + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
-            + offsetSeparator + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
+            + offsetSeparator + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2) + seconds
     }
 }

@@ -414,7 +414,7 @@ struct FireRuleTests {
 
     @Test(arguments: [
         ("gregorian", "gregorian"), ("Gregorian", "gregorian"), ("ISO8601", "iso8601"), ("islamic-civil", "islamicCivil"),
-        ("islamicCivil", "islamicCivil"), ("ethioaa", "ethiopicAmeteAlem"), ("roc", "republicOfChina"), ("HEBREW", "hebrew"),
+        ("islamicCivil", "islamicCivil"), ("ethiopic", "ethiopicAmeteMihret"), ("roc", "republicOfChina"), ("HEBREW", "hebrew"),
         ("islamic_umalqura", "islamicUmmAlQura"), ("persian", "persian"), ("japanese", "japanese"), ("buddhist", "buddhist"),
     ])
     func calendarNamesAreKeptInTheirSwiftSpelling(name: String, kept: String) throws {

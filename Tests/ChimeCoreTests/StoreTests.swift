@@ -139,24 +139,36 @@ struct StoreTests {
         #expect(try store.history(of: "copy", limit: 10)?.map(\.event) == [.cancelled, .cancelled, .fired, .snoozed, .fired])
     }
 
-    @Test func aStoreFromBeforeTheHistoryIsMigrated() throws {
-        let directory = Directory()
+    /// Makes a store in `directory` holding "kept", then changes its file with `sql`, as an
+    /// earlier version left it.
+    func storeWithKept(in directory: Directory, then sql: String, _ arguments: StatementArguments = StatementArguments()) throws {
         do {
             let store = try Store(directory: directory.url)
             try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
         }
+        let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
+        try database.write { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    @Test func aStoreFromBeforeTheHistoryIsMigrated() throws {
+        let directory = Directory()
         // Back to the schema 0.2.0 wrote: the v1 and v2 migrations only.
-        do {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.write { db in
-                try db.execute(sql: "DROP TABLE history; DELETE FROM grdb_migrations WHERE identifier = 'v3: history'")
-            }
-        }
+        try storeWithKept(in: directory, then: "DELETE FROM grdb_migrations WHERE identifier IN ('v3: history', 'v6: history in the state folder')")
         let store = try Store(directory: directory.url)
         #expect(try store.notification(id: "kept")?.alert.title == "Kept")
         #expect(try store.history(limit: 10) == [])
         try store.write { db in try store.record(fired("kept", 1, title: "Kept"), in: db) }
         #expect(try store.history(of: "kept", limit: 10)?.map(\.title) == ["Kept"])
+    }
+
+    @Test(arguments: ["vietnamese", "ethiopicAmeteAlem"])
+    func aRuleStoredWithACalendarNoLongerOfferedKeepsFiringOnTheGregorianOne(calendar: String) throws {
+        let directory = Directory()
+        // Earlier versions stored these names, and counted months in them as Gregorian ones.
+        try storeWithKept(in: directory, then: "UPDATE notification SET calendar = ?", [calendar])
+        let store = try Store(directory: directory.url)
+        #expect(try store.notification(id: "kept")?.rule.calendar == "gregorian")
+        #expect(try store.scheduled().map(\.id) == ["kept"])
     }
 }
 
@@ -179,8 +191,8 @@ extension StoreTests {
     /// Writes garbage over `count` leaf pages of `table` from the middle of the file;
     /// returns how many rows lived on them.
     @discardableResult
-    func damageLeafPages(in directory: URL, count: Int, of table: String = "notification") throws -> Int {
-        let path = directory.appendingPathComponent("chime.sqlite").path
+    func damageLeafPages(in directory: URL, count: Int, of table: String = "notification", file: String = "chime.sqlite") throws -> Int {
+        let path = directory.appendingPathComponent(file).path
         var pages: [(page: Int, rows: Int)] = []
         do {
             let database = try DatabaseQueue(path: path)
@@ -215,7 +227,7 @@ extension StoreTests {
             guard let error = error as? StoreError, case .cannotOpen(let path, _) = error else { return false }
             return path.hasSuffix("/chime.sqlite") && error.mayPass && "\(error)".contains("Nothing was moved or deleted")
         }
-        #expect(try files(in: directory) == ["chime.sqlite", "lock"])
+        #expect(try files(in: directory).filter { !$0.hasPrefix("history.sqlite") } == ["chime.sqlite", "lock"])
     }
 
     @Test func damagedPagesAreSalvagedRowByRowAndTheDamagedFileIsKept() throws {
@@ -287,16 +299,37 @@ extension StoreTests {
             try store.backUp()
             _ = try store.write { db in try store.cancelScheduled(at: Self.start, detail: "All.", in: db) }
             try store.write { db in
-                for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
+                for key in 0..<500 { try store.setMeta("k\(key)", "A value long enough to fill pages", in: db) }
             }
         }
-        try damageLeafPages(in: directory.url, count: 2, of: "history")
+        try damageLeafPages(in: directory.url, count: 2, of: "meta")
         let store = try Store(directory: directory.url)
         let recovery = try #require(store.recovery)
         #expect(recovery.backup == nil && recovery.recovered == 0 && recovery.expected == 0)
         #expect(recovery.title == "Chime repaired its store; no reminder was lost")
         #expect(try store.scheduled().isEmpty)
-        #expect(try store.history(limit: 1000).count < 501)
+    }
+
+    @Test func aDamagedHistoryIsSetAsideAndTheScheduleKept() throws {
+        let directory = Directory()
+        let state = directory.url.appendingPathComponent("state")
+        do {
+            let store = try Store(directory: directory.url, stateDirectory: state)
+            try fill(store, count: 10)
+            try store.write { db in
+                for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
+            }
+        }
+        try damageLeafPages(in: state, count: 2, of: "history", file: "history.sqlite")
+        let store = try Store(directory: directory.url, stateDirectory: state)
+        #expect(store.recovery == nil)
+        #expect(store.notices.contains { $0.contains("history.sqlite was damaged") && $0.contains("a new one was started") }, "\(store.notices)")
+        #expect(try store.scheduled().count == 10)
+        #expect(try store.history(limit: 1000).isEmpty)
+        try store.write { db in try store.record(fired("0001", 1), in: db) }
+        #expect(try store.history(limit: 10).map(\.id) == ["0001"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.path)
+        #expect(files.contains { $0.hasPrefix("history.sqlite.damaged-") }, "\(files)")
     }
 
     @Test func aDestroyedHeaderFallsBackOnTheBackup() throws {

@@ -64,6 +64,7 @@ public final class TestSession {
         var busEnvironment = Self.inheritedEnvironment
         busEnvironment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         busEnvironment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        busEnvironment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         busEnvironment["TZ"] = timeZone
         busEnvironment["CHIME_LOG_LEVEL"] = "debug"
         busEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = systemAddress
@@ -87,6 +88,9 @@ public final class TestSession {
 
     /// The data directory chimed uses on this bus.
     public var dataDirectory: URL { directory.appendingPathComponent("data/chime") }
+
+    /// The state directory chimed keeps the history in on this bus.
+    public var stateDirectory: URL { directory.appendingPathComponent("state/chime") }
 
     /// What chimed has logged (it inherits the bus's standard error).
     public var daemonLog: String { bus.stderr.text }
@@ -127,6 +131,7 @@ public final class TestSession {
         env["CHIME_LOG_LEVEL"] = "debug"
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        env["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         env["TZ"] = timeZone
         env["DBUS_SYSTEM_BUS_ADDRESS"] = systemAddress
         env.merge(extraEnvironment) { _, extra in extra }

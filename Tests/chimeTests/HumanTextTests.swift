@@ -23,6 +23,8 @@ struct HumanTextTests {
         (0, "2026-12-24T17:00:00+00:00", "2026-12-24 17:00:00 +00:00"),
         (-18_000, "2026-12-24T12:00:00-05:00", "2026-12-24 12:00:00 -05:00"),
         (19_800, "2026-12-24T22:30:00+05:30", "2026-12-24 22:30:00 +05:30"),
+        // Local mean time, as in New York until 1883: the offset keeps its seconds.
+        (-17_762, "2026-12-24T12:03:58-04:56:02", "2026-12-24 12:03:58 -04:56:02"),
     ])
     func instantsBecomeISOTimesWithTheirOffset(offset: Int, iso: String, spaced: String) {
         // The local parts of 2026-12-24T17:00:00Z in a zone `offset` seconds east of UTC.

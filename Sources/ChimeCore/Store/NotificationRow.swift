@@ -14,7 +14,7 @@ extension Store {
             guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
             return try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
         }
-        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: row["calendar"])
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: FireRule.storedCalendar(row["calendar"]))
         let alertData: Data = row["alert"]
         var notification = ScheduledNotification(
             id: row["id"], alert: try decoder.decode(Alert.self, from: alertData), rule: rule, lateLimit: row["lateLimit"],

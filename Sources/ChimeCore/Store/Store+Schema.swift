@@ -3,14 +3,16 @@ internal import GRDB
 
 /// The SQLite file: how it is opened, and the migrations that bring any older one up to date.
 extension Store {
-    /// Opens and migrates the database at `url`; throws ``Damage`` when its quick check fails.
-    static func openDatabase(_ url: URL) throws -> DatabaseQueue {
+    /// Opens and migrates the database at `url`, with the history database at `history`
+    /// attached as `state`; throws ``Damage`` when its quick check fails.
+    static func openDatabase(_ url: URL, history: URL? = nil) throws -> DatabaseQueue {
         var configuration = Configuration()
         // Another program (sqlite3, a backup tool) may hold a lock for a moment.
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             // WAL with FULL sync: a commit is on disk when it returns, and costs one fsync.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            if let history { try attachHistory(history, to: db) }
         }
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         try queue.writeWithoutTransaction { db in
@@ -67,24 +69,8 @@ extension Store {
                 """)
         }
         migrator.registerMigration("v3: history") { db in
-            // seq without AUTOINCREMENT: a new row gets max + 1, and pruning removes only
-            // the oldest, so seq stays dense and `max - limit` is the pruning bound.
-            // lineage: the notification a snoozed copy came from (its own id when none),
-            // so `chime log --id` finds a notification and all its copies in one look-up.
-            try db.execute(sql: """
-                CREATE TABLE history (
-                    seq INTEGER PRIMARY KEY,
-                    time REAL NOT NULL,
-                    notificationId TEXT NOT NULL,
-                    lineage TEXT NOT NULL,
-                    event TEXT NOT NULL,
-                    actionKey TEXT,
-                    copyId TEXT,
-                    title TEXT NOT NULL,
-                    detail TEXT NOT NULL
-                );
-                CREATE INDEX history_lineage ON history(lineage);
-                """)
+            // In the store until v6 moved it to the state folder (historySchema says why it is so).
+            try db.execute(sql: historySchema("main"))
         }
         migrator.registerMigration("v4: deliveries") { db in
             // Occurrences that came due and are not on screen yet: re-sent at the next
@@ -112,6 +98,18 @@ extension Store {
                 ALTER TABLE notification ADD COLUMN placePresence TEXT;
                 CREATE INDEX notification_place ON notification(state) WHERE triggerKind = 'place';
                 """)
+        }
+        migrator.registerMigration("v6: history in the state folder") { db in
+            // History is state, not data (XDG Base Directory spec): it moves to its own file
+            // in $XDG_STATE_HOME/chime, in the same transaction that drops it here, so it
+            // moves once. A store opened without it (a recovery's temporary) just drops it.
+            if try Row.fetchAll(db, sql: "PRAGMA database_list").contains(where: { $0["name"] == "state" }) {
+                try db.execute(sql: """
+                    INSERT INTO state.history (time, notificationId, lineage, event, actionKey, copyId, title, detail)
+                    SELECT time, notificationId, lineage, event, actionKey, copyId, title, detail FROM main.history ORDER BY seq
+                    """)
+            }
+            try db.execute(sql: "DROP TABLE main.history")
         }
         return migrator
     }

@@ -11,7 +11,8 @@ import Glibc
 /// directory: an exclusive `flock` on `lock` is held for the store's lifetime.
 ///
 /// It also keeps a bounded history of what happened to notifications (`chime log`),
-/// written in the same transaction as the change each event belongs to.
+/// written in the same transaction as the change each event belongs to, in a file of its
+/// own in the state folder (``historyURL``).
 public final class Store {
     /// How many history rows are kept by default: the newest.
     public static let defaultHistoryLimit = 10_000
@@ -23,6 +24,9 @@ public final class Store {
     public let directory: URL
     /// The SQLite file.
     public var databaseURL: URL { directory.appendingPathComponent("chime.sqlite") }
+    /// Where the history lives: `$XDG_STATE_HOME/chime` for chimed (history is state, not
+    /// data, in the XDG Base Directory spec's terms).
+    public let stateDirectory: URL
     /// The damage found in the store and what was recovered, when the store was ever
     /// found damaged (kept until the next damage; see ``recoveryTold``).
     public internal(set) var recovery: StoreRecovery?
@@ -45,18 +49,24 @@ public final class Store {
     var pruneInterval: Int { max(1, historyLimit / 10) }
 
     /// Opens (creating when needed) the store in `directory`, keeping the newest
-    /// `historyLimit` history rows.
+    /// `historyLimit` history rows in `stateDirectory` (by default `directory`).
     ///
     /// A store that cannot be opened *now* (a full disk, a permission, an I/O error, a
     /// lock) throws ``StoreError/cannotOpen(_:_:)`` and is left exactly as it was: the
     /// next start opens it. Only a *damaged* file (SQLite finds it corrupt, or not a
     /// database, or its quick check fails) is replaced, by what can be read from it or
     /// else by the backup; the damaged file is kept beside it (``recovery``).
-    public init(directory: URL, historyLimit: Int = Store.defaultHistoryLimit) throws(StoreError) {
+    public init(directory: URL, stateDirectory: URL? = nil, historyLimit: Int = Store.defaultHistoryLimit) throws(StoreError) {
         self.directory = directory
+        let stateDirectory = stateDirectory ?? directory
+        self.stateDirectory = stateDirectory
         self.historyLimit = max(1, historyLimit)
         try Self.makeDirectory(directory.path)
-        let tightened = Self.tightenModes(in: directory.path)
+        var tightened = Self.tightenModes(in: directory.path)
+        if stateDirectory != directory {
+            try Self.makeDirectory(stateDirectory.path)
+            tightened += Self.tightenModes(in: stateDirectory.path)
+        }
         let lockPath = directory.appendingPathComponent("lock").path
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .cannotOpen(lockPath, Self.cause(ofErrno: errno)) }
@@ -71,16 +81,22 @@ public final class Store {
             usleep(1_000)
         }
         let url = directory.appendingPathComponent("chime.sqlite")
+        let history = stateDirectory.appendingPathComponent("history.sqlite")
         var salvage: Salvage?
         do {
-            database = try Self.openDatabase(url)
+            if let setAside = try Self.prepareHistory(history) { tightened.append(setAside) }
+            database = try Self.openDatabase(url, history: history)
         } catch {
+            if let error = error as? StoreError {
+                Glibc.close(lockDescriptor)
+                throw error
+            }
             guard let damage = Self.damage(in: error) else {
                 Glibc.close(lockDescriptor)
                 throw .cannotOpen(url.path, Self.cause(of: error, at: url))
             }
             do {
-                let recovered = try Self.recover(url, damage: damage)
+                let recovered = try Self.recover(url, damage: damage, history: history)
                 database = recovered.database
                 salvage = recovered.salvage
             } catch {

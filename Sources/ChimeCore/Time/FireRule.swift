@@ -10,10 +10,11 @@ import Foundation
 ///   zoned trigger on the wall clock of its named zone (09:00 New York stays 09:00 New York
 ///   across daylight-saving changes and wherever the machine is).
 /// - **The n-th occurrence** is the first one plus `n × count` units, added in one step on
-///   the wall-clock time taken as if it were UTC, with `Calendar(identifier: calendar)`
-///   for months and years. It is never reached by repeated addition, so month ends and leap
-///   days stay put: the 31st monthly is Feb 28 (29 in leap years), Mar 31, Apr 30, May 31;
-///   Feb 29 yearly is Feb 28 in common years and Feb 29 in leap years.
+///   the wall-clock time taken as if it were UTC, in the rule's calendar for months and
+///   years (``CalendarSteps``: the Gregorian calendar is proleptic). It is never reached
+///   by repeated addition, so month ends and leap days stay put: the 31st monthly is
+///   Feb 28 (29 in leap years), Mar 31, Apr 30, May 31; Feb 29 yearly is Feb 28 in common
+///   years and Feb 29 in leap years.
 /// - **Repeated wall-clock times** (clocks fall back) are the earlier instant (RFC 5545).
 ///   A minute or hour repeat therefore has no occurrences in the second pass of the
 ///   repeated hour.
@@ -111,20 +112,19 @@ public struct FireRule: Hashable, Sendable {
 
     private func frame(_ systemZone: TimeZone) -> Frame? {
         guard let identifier = Self.calendarIdentifier(named: calendar) else { return nil }
-        var utcCalendar = Calendar(identifier: identifier)
-        utcCalendar.timeZone = .gmt
+        let calendarSteps = CalendarSteps(identifier)
         switch trigger {
         case .absolute(let date):
             let whole = LocalDateTime.wholeSeconds(date)
             let fraction = date.timeIntervalSince1970 - TimeInterval(whole)
             return Frame(
                 start: LocalDateTime(secondsAsUTC: whole), zone: nil, fraction: (0..<1).contains(fraction) ? fraction : 0,
-                recurrence: recurrence, calendar: utcCalendar)
+                recurrence: recurrence, calendar: calendarSteps)
         case .floating(let local):
-            return Frame(start: local, zone: systemZone, fraction: 0, recurrence: recurrence, calendar: utcCalendar)
+            return Frame(start: local, zone: systemZone, fraction: 0, recurrence: recurrence, calendar: calendarSteps)
         case .zoned(let local, let zone):
             guard let zone = TimeZone(identifier: zone) else { return nil }
-            return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: utcCalendar)
+            return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: calendarSteps)
         case .place:
             return nil
         }
@@ -136,15 +136,25 @@ public struct FireRule: Hashable, Sendable {
     ///
     /// The regional Indian calendars Foundation added in 2025 (`bangla`, `gujarati`, `tamil`,
     /// `vikram`, …) are left out: on Linux, adding a month to a date in them returns the same
-    /// date, so a monthly repeat would never advance.
+    /// date, so a monthly repeat would never advance. So are `vietnamese` and
+    /// `ethiopicAmeteAlem`: swift-foundation 6.3 on Linux gives the Gregorian year, month and
+    /// day for them (``retiredCalendars``).
     public static let calendars: [(name: String, identifier: Calendar.Identifier)] = [
         ("gregorian", .gregorian), ("iso8601", .iso8601), ("buddhist", .buddhist), ("chinese", .chinese),
-        ("coptic", .coptic), ("dangi", .dangi), ("ethiopicAmeteAlem", .ethiopicAmeteAlem),
-        ("ethiopicAmeteMihret", .ethiopicAmeteMihret), ("hebrew", .hebrew), ("indian", .indian),
-        ("islamic", .islamic), ("islamicCivil", .islamicCivil), ("islamicTabular", .islamicTabular),
+        ("coptic", .coptic), ("dangi", .dangi), ("ethiopicAmeteMihret", .ethiopicAmeteMihret), ("hebrew", .hebrew),
+        ("indian", .indian), ("islamic", .islamic), ("islamicCivil", .islamicCivil), ("islamicTabular", .islamicTabular),
         ("islamicUmmAlQura", .islamicUmmAlQura), ("japanese", .japanese), ("persian", .persian),
-        ("republicOfChina", .republicOfChina), ("vietnamese", .vietnamese),
+        ("republicOfChina", .republicOfChina),
     ]
+
+    /// Calendars earlier versions accepted that acted as Gregorian, by their stored names: a
+    /// rule stored with one keeps firing as it did, on the Gregorian calendar.
+    public static let retiredCalendars = ["vietnamese", "ethiopicAmeteAlem"]
+
+    /// The calendar a stored rule counts on: its own, or `gregorian` for a retired one.
+    public static func storedCalendar(_ name: String) -> String {
+        retiredCalendars.contains(name) ? "gregorian" : name
+    }
 
     /// The calendar a name stands for: its Swift name or its CLDR name (`islamic-civil`,
     /// `ethioaa`, `roc`), in any case.
@@ -164,8 +174,8 @@ private struct Frame {
     /// The fraction of a second an absolute trigger carries past its whole second.
     let fraction: TimeInterval
     let recurrence: Recurrence?
-    /// The rule's calendar, set to UTC so that it does plain wall-clock arithmetic.
-    let calendar: Calendar
+    /// The rule's calendar, for month and year steps on the wall clock.
+    let calendar: CalendarSteps
 
     /// The most occurrences `upcoming` reads for one result: enough to pass every minute
     /// folded into Samoa's skipped day.
@@ -187,11 +197,10 @@ private struct Frame {
             guard !overflow, delta < Self.maximumSpan else { return nil }
             local = LocalDateTime(secondsAsUTC: start.secondsAsUTC + delta)
         } else {
-            let component: Calendar.Component = recurrence.unit == .month ? .month : .year
             guard steps <= (recurrence.unit == .month ? 12 : 1) * 10_000,
-                  let date = calendar.date(byAdding: component, value: steps, to: Self.date(start))
+                  let moved = calendar.adding(steps, years: recurrence.unit == .year, to: start)
             else { return nil }
-            local = LocalDateTime(secondsAsUTC: Int(date.timeIntervalSince1970.rounded(.down)))
+            local = moved
         }
         return local.year <= 9999 ? local : nil
     }
@@ -256,14 +265,9 @@ private struct Frame {
         if let unit = recurrence.unit.fixedSeconds {
             units = (target.secondsAsUTC - start.secondsAsUTC) / unit
         } else {
-            let component: Calendar.Component = recurrence.unit == .month ? .month : .year
-            units = calendar.dateComponents([component], from: Self.date(start), to: Self.date(target))
-                .value(for: component) ?? 0
+            units = calendar.count(years: recurrence.unit == .year, from: start, to: target)
         }
         return max(0, units / recurrence.count - 1)
     }
 
-    private static func date(_ local: LocalDateTime) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC))
-    }
 }

@@ -226,14 +226,22 @@ private struct Reader {
             guard hours.count == 2 || hours.count == 4, let h = Int(hours.prefix(2)) else { return nil }
             rest = rest.dropFirst(hours.count)
             var m = hours.count == 4 ? Int(hours.suffix(2)) ?? 60 : 0
+            var s = 0
             if hours.count == 2, rest.first == ":" {
                 let minutes = rest.dropFirst().prefix(while: \.isASCIIDigit)
                 guard minutes.count == 2, let value = Int(minutes) else { return nil }
                 m = value
                 rest = rest.dropFirst(3)
+                // Local mean time before standard time has offsets in seconds (ISO 8601-1:2019's ±hh:mm:ss).
+                if rest.first == ":" {
+                    let seconds = rest.dropFirst().prefix(while: \.isASCIIDigit)
+                    guard seconds.count == 2, let value = Int(seconds) else { return nil }
+                    s = value
+                    rest = rest.dropFirst(3)
+                }
             }
-            guard h <= 23, m <= 59 else { return nil }
-            suffix.offset = (sign == "+" ? 1 : -1) * (h * 3_600 + m * 60)
+            guard h <= 23, m <= 59, s <= 59 else { return nil }
+            suffix.offset = (sign == "+" ? 1 : -1) * (h * 3_600 + m * 60 + s)
         }
         while rest.first == "[" {
             guard let close = rest.firstIndex(of: "]") else { return nil }
@@ -271,7 +279,8 @@ private struct Reader {
         let minutes = abs(offset) / 60
         let hh = minutes / 60 < 10 ? "0\(minutes / 60)" : "\(minutes / 60)"
         let mm = minutes % 60 < 10 ? "0\(minutes % 60)" : "\(minutes % 60)"
-        return "\(sign)\(hh):\(mm)"
+        let seconds = abs(offset) % 60
+        return "\(sign)\(hh):\(mm)" + (seconds == 0 ? "" : seconds < 10 ? ":0\(seconds)" : ":\(seconds)")
     }
 
     private static let weekdays: [String: Int] = [

@@ -1,0 +1,86 @@
+import Foundation
+internal import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the history lives: `history.sqlite` in the state folder, attached to the store's
+/// connection as `state`, so an event is still written in the transaction of its change.
+///
+/// Two files make a transaction atomic in each but not across both should the machine
+/// lose power in the middle of a commit (SQLite, WAL mode): at worst an event is missing
+/// or stands without its change. The history is kept with `synchronous = NORMAL` for
+/// the same reason it is state: losing its last events to a power cut is acceptable, an
+/// fsync more per change is not.
+extension Store {
+    /// The history's SQLite file.
+    public var historyURL: URL { stateDirectory.appendingPathComponent("history.sqlite") }
+
+    /// Opens the history file on its own before the store attaches it. A damaged one is set
+    /// aside (`history.sqlite.damaged-DATE`) and a new one started, since the schedule must
+    /// not wait on a record of the past; returns the sentence for the log then. One that
+    /// cannot be opened now (a permission, a full disk) stops the start, as the store does.
+    static func prepareHistory(_ url: URL) throws(StoreError) -> String? {
+        do {
+            try checkHistory(url)
+            return nil
+        } catch {
+            guard let damage = damage(in: error) else { throw .cannotOpen(url.path, cause(of: error, at: url)) }
+            let keptAs = keptName(for: url, at: Date())
+            keepDamaged(url, as: keptAs)
+            // keepDamaged links the file itself under the kept name (a recovery renames its
+            // new store over it): the new history starts from nothing.
+            removeDatabaseFiles(url.path)
+            do { try checkHistory(url) } catch { throw .cannotOpen(url.path, cause(of: error, at: url)) }
+            return "The history \(url.path) was damaged (\(damage)); it is kept as \(keptAs) and a new one was started."
+        }
+    }
+
+    private static func checkHistory(_ url: URL) throws {
+        // Created 0600 before SQLite opens it, whatever the umask; its -wal and -shm follow.
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        try queue.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }
+            try db.execute(sql: historySchema("main"))
+        }
+    }
+
+    /// Attaches the history file (``prepareHistory(_:)`` made it) as `state`. Its errors
+    /// name it, so that they are never taken for damage to the store.
+    static func attachHistory(_ url: URL, to db: Database) throws {
+        do {
+            try db.execute(sql: "ATTACH DATABASE ? AS state", arguments: [url.path])
+            _ = try String.fetchOne(db, sql: "PRAGMA state.journal_mode = WAL")
+            try db.execute(sql: "PRAGMA state.synchronous = NORMAL")
+            try db.execute(sql: historySchema("state"))
+        } catch {
+            throw StoreError.cannotOpen(url.path, cause(of: error, at: url))
+        }
+    }
+
+    /// The history table in `schema`. seq without AUTOINCREMENT: a new row gets max + 1, and
+    /// pruning removes only the oldest, so seq stays dense and `max - limit` is the pruning
+    /// bound. lineage: the notification a snoozed copy came from (its own id when none), so
+    /// `chime log --id` finds a notification and all its copies in one look-up.
+    static func historySchema(_ schema: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(schema).history (
+            seq INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            notificationId TEXT NOT NULL,
+            lineage TEXT NOT NULL,
+            event TEXT NOT NULL,
+            actionKey TEXT,
+            copyId TEXT,
+            title TEXT NOT NULL,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS \(schema).history_lineage ON history(lineage);
+        """
+    }
+}
