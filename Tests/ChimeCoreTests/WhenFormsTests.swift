@@ -24,6 +24,9 @@ struct WhenFormsTests {
     @Test(arguments: [
         // at(1)'s words: today if still ahead, else tomorrow.
         ("noon", "2026-11-22T12:00"), ("midnight", "2026-11-23T00:00"), ("teatime", "2026-11-22T16:00"),
+        // 12- and 24-hour clocks: 12am is midnight, 12pm noon.
+        ("12am", "2026-11-23T00:00"), ("12pm", "2026-11-22T12:00"), ("12:30 AM", "2026-11-23T00:30"), ("9:15pm", "2026-11-22T21:15"),
+        ("21:15", "2026-11-22T21:15"), ("9:59", "2026-11-23T09:59"),
         // A day without a time takes the current time of day.
         ("today", "2026-11-22T10:00"), ("tomorrow", "2026-11-23T10:00"), ("Tomorrow", "2026-11-23T10:00"),
         ("friday", "2026-11-27T10:00"), ("mon", "2026-11-23T10:00"),

@@ -248,10 +248,13 @@ extension Date {
 struct RestartTests {
     @Test func manyMissedArriveAsOneSummary() throws {
         let session = try TestSession()
+        // All due at one instant a few seconds ahead, so that none fires while the others
+        // are still being added on a slow machine.
+        let due = Date().addingTimeInterval(5).rounded()
+        let at = ISO8601DateFormatter().string(from: due)
         for title in ["One", "Two", "Three", "Four", "Five"] {
-            #expect(try session.run(["chime", "add", title, "--in", "1s"]).status == 0)
+            #expect(try session.run(["chime", "add", title, "--at", at]).status == 0)
         }
-        let due = Date().addingTimeInterval(1)
         try session.killDaemon(signal: SIGTERM)
         // Time has to pass for notifications to be missed.
         Thread.sleep(until: due.addingTimeInterval(3))
@@ -265,10 +268,8 @@ struct RestartTests {
 
     @Test func floatingFollowsTheSystemZoneAndZonedStays() throws {
         let session = try TestSession()
-        let floating = try session.run(["chime", "add", "Alarm", "--at", "2030-01-01 09:00"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let zoned = try session.run(["chime", "add", "Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let floating = try session.add("Alarm", "--at", "2030-01-01 09:00")
+        let zoned = try session.add("Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York")
         try session.killDaemon()
 
         // The machine moved to Tokyo while chimed was down.
