@@ -53,7 +53,8 @@ struct WhenFormsTests {
         ("in 2 days", "2026-11-24T10:00"), ("in 1 week", "2026-11-29T10:00"), ("in 1 month", "2026-12-22T10:00"),
         ("in 1 year", "2027-11-22T10:00"), ("in 2d", "2026-11-24T10:00"), ("IN 1W", "2026-11-29T10:00"),
         ("in 1 week 2 days", "2026-12-01T10:00"), ("now + 1 day", "2026-11-23T10:00"), ("now +2 weeks", "2026-12-06T10:00"),
-        ("4pm + 3 days", "2026-11-25T16:00"), ("tomorrow + 1 week", "2026-11-30T10:00"),
+        ("4pm + 3 days", "2026-11-25T16:00"), ("tomorrow + 1 week", "2026-11-30T10:00"), ("now+2days", "2026-11-24T10:00"),
+        ("noon+1 day", "2026-11-23T12:00"),
     ])
     func wallClockForms(text: String, expected: String) throws {
         #expect(try parser().trigger(text) == .floating(local(expected)))
@@ -68,7 +69,7 @@ struct WhenFormsTests {
 
     @Test(arguments: [
         ("now", 0.0), ("now + 1 hour", 3_600), ("now +30 minutes", 1_800), ("in 2 hours 30 minutes", 9_000),
-        ("in 1 day 2 hours", 93_600), ("noon + 1 hour", 10_800), ("now + 1h30m", 5_400),
+        ("in 1 day 2 hours", 93_600), ("noon + 1 hour", 10_800), ("now + 1h30m", 5_400), ("now+1hour", 3_600), ("NOW+5min", 300),
     ])
     func elapsedUnitsMakeInstants(text: String, seconds: TimeInterval) throws {
         #expect(try parser().trigger(text) == .absolute(now.addingTimeInterval(seconds)))

@@ -21,7 +21,10 @@ extension WhenReader {
                 index += 1
             }
         }
-        // at(1)'s "TIME + N units".
+        // at(1)'s "TIME + N units", also written without spaces ("now+1hour").
+        if let joined = words.firstIndex(where: { $0.dropFirst().contains("+") }), let sign = words[joined].firstIndex(of: "+") {
+            words[joined...joined] = [String(words[joined][..<sign]), String(words[joined][sign...])]
+        }
         if let plus = words.firstIndex(where: { $0 == "+" || ($0.hasPrefix("+") && $0.dropFirst().first?.isASCIIDigit == true) }) {
             let amount = ([String(words[plus].dropFirst())] + words[(plus + 1)...]).joined(separator: " ").trimmingCharacters(in: .whitespaces)
             guard !amount.isEmpty else { throw FieldError("at", "'\(input)' needs a duration after '+', as in 'now + 1 hour'.") }
