@@ -80,7 +80,7 @@ faults_kill_round() {
     (
         end=$(($(date +%s) + seconds))
         while (($(date +%s) < end)); do
-            if id=$("$FAULTS_CHIME" add "K$round-$i" --in 1d 2>/dev/null); then echo "add $id" >>"$ledger"; last=$id; fi
+            if out=$("$FAULTS_CHIME" add "K$round-$i" --in 1d 2>/dev/null); then id=${out%% *}; echo "add $id" >>"$ledger"; last=$id; fi
             if ((i % 3 == 2)) && [[ -n ${last:-} ]]; then
                 echo "try $last" >>"$ledger"
                 "$FAULTS_CHIME" cancel "$last" 2>/dev/null && echo "cancel $last" >>"$ledger"

@@ -6,12 +6,15 @@ import Localization
 /// `chime add`: schedule a notification (UILocalNotification's scheduleLocalNotification).
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Schedule a notification; prints its id.",
+        abstract: "Schedule a notification; prints its id and when it fires.",
         discussion: """
-            TIME is 15:00, "tomorrow 9:00", "mon 8:30", "2026-12-24 18:00" or ISO 8601 \
-            (with an offset it is an instant; with [Zone/Name] it is zoned). Wall-clock times \
-            float: 9:00 stays 9:00 when the system moves to another time zone, unless --zone \
-            pins them. --in takes a duration (20m, 1h30m, 2d) and makes an instant.
+            TIME is 15:00, 3pm, noon, tomorrow, "fri 10:00", "next fri", "dec 24 18:00", \
+            "18:00 tomorrow", 24.12.2026, "now + 1 hour", "2026-12-24 18:00" or ISO 8601 \
+            (with an offset it is an instant; with [Zone/Name] it is zoned); a day without a \
+            time keeps the current time of day. Wall-clock times float: 9:00 stays 9:00 when \
+            the system moves to another time zone, unless --zone pins them. --in takes a \
+            duration (20m, 1h30m, 2d): hours and minutes make an instant, days and longer keep \
+            the clock time across a DST change, as at(1) does.
 
             Instead of a time, a place (UILocalNotification's region): --near LAT,LON fires on \
             entering or leaving a circle of --radius (default \(Int(PlaceText.defaultRadius))m; m or km, at most \
@@ -21,7 +24,9 @@ struct Add: ParsableCommand {
             fires at every such crossing instead of once. Without GeoClue or NetworkManager it \
             waits: chime list shows it as waiting for a location source.
 
-            --json prints {"id": ID} instead of the bare id.
+            Prints the id, then when it fires as chimed understood it: "17  Wed 24 Dec 18:00 \
+            (in 3 days)"; a script reads the id as the first word (read -r id _). --json prints \
+            {"id": ID, "nextFire": Unix seconds, "nextFireLocal": ISO 8601} instead.
 
             Examples:
               chime add "Stand up" --in 45m
@@ -90,7 +95,7 @@ struct Add: ParsableCommand {
 
     @OptionGroup var place: PlaceOptions
 
-    @Flag(help: "Print JSON, {\"id\": ID}, instead of the bare id.")
+    @Flag(help: "Print JSON, {\"id\", \"nextFire\", \"nextFireLocal\"}, instead of the id and time.")
     var json = false
 
     func validate() throws {
@@ -125,7 +130,12 @@ struct Add: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
-        print(json ? JSONText.object([("id", .string(id))]).rendered() : id)
-        if place.isGiven { place.tellIfWaiting(id, client) }
+        if place.isGiven {
+            print(json ? JSONText.object([("id", .string(id))]).rendered() : id)
+            place.tellIfWaiting(id, client)
+        } else {
+            let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
+            print(Self.echo(id: id, described: described ?? [], json: json))
+        }
     }
 }

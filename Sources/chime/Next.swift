@@ -7,7 +7,9 @@ struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the next fire times of a rule without scheduling it.",
         discussion: """
-            Times are local, in the locale's format (2026-12-24 18:00 in the C locale).
+            Times are local, in the locale's format (2026-12-24 18:00 in the C locale). A \
+            time that will never come (a one-shot in the past) says "never: in the past" and \
+            exits with 1.
 
             --json prints an array of objects with the keys time (ISO 8601 with offset) and \
             timestamp (Unix seconds).
@@ -33,6 +35,7 @@ struct Next: ParsableCommand {
     func run() throws {
         let times = try SchedulerClient.connectOrFail().nextFireTimestamps(
             when: time.joined(separator: " "), options: rule.options, count: count)
+        guard !times.isEmpty else { throw fail(localized("never: in the past"), ExitStatus.failure) }
         if json {
             print(JSONText.array(times.map { .object([("time", .string(HumanText.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())

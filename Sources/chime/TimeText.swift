@@ -14,7 +14,7 @@ extension HumanText {
     }
 
     /// The broken-down local time of `seconds`, nil when the C library cannot say it.
-    private static func localParts(_ seconds: Int64) -> tm? {
+    static func localParts(_ seconds: Int64) -> tm? {
         var time = time_t(seconds)
         var parts = tm()
         return localtime_r(&time, &parts) == nil ? nil : parts

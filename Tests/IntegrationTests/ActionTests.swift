@@ -89,8 +89,7 @@ struct BadgeTests {
     @Test func firingSetsTheBadgeAndCompleteLowersIt() throws {
         let session = try TestSession()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try session.run(["chime", "add", "Buy milk", "--in", "1s", "--badge", "2", "--desktop-entry", "org.example.Todo",
-                                  "--category", "reminder"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try session.add("Buy milk", "--in", "1s", "--badge", "2", "--desktop-entry", "org.example.Todo", "--category", "reminder")
         let set = try monitor.waitForLine(containing: "LauncherEntry.Update")
         #expect(set.contains("{'count': <int64 2>, 'count-visible': <true>}"), "\(set)")
 

@@ -13,7 +13,7 @@ struct DaemonKillTests {
     static let client = """
         i=0; last=
         while [ $i -lt "$2" ]; do
-            if id=$("$0" add "S$i" --in 1h 2>/dev/null); then echo "add $id" >>"$1"; last=$id; fi
+            if out=$("$0" add "S$i" --in 1h 2>/dev/null); then id=${out%% *}; echo "add $id" >>"$1"; last=$id; fi
             if [ $((i % 3)) -eq 2 ] && [ -n "$last" ]; then
                 echo "try $last" >>"$1"
                 if "$0" cancel "$last" 2>/dev/null; then echo "cancel $last" >>"$1"; fi

@@ -152,7 +152,10 @@ struct DeliveryFaultTests {
         try session.makeNotifySlow(seconds: 120)
         _ = try SignalMonitor(session: session, startDaemon: true)
         let monitor = try session.spawn(["dbus-monitor", "--session", "type='method_call',member='Notify'"])
-        try scheduleMany(session, count: 50, at: instant(in: 3))
+        // All due at once after the last is added (about 10 s for 50 on a loaded machine):
+        // one that comes due earlier would reach chimed's 10 s Notify timeout, and its
+        // retry, within the test.
+        try scheduleMany(session, count: 50, at: instant(in: 20))
         #expect(monitor.stdout.wait(timeout: 60) { $0.components(separatedBy: "member=Notify").count - 1 >= Self.maxInFlight })
         // Nothing to await for "no more calls": give chimed time to send more, if it would.
         Thread.sleep(forTimeInterval: 3)

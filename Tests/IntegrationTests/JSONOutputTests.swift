@@ -28,7 +28,7 @@ struct JSONOutputTests {
         let session = try TestSession()
         let added = try object(session, "add", "Plants", "Water them", "--at", "2030-01-31 08:00", "--repeat", "month",
                                "--late-limit", "10m", "--user-info", "plant=fern", "--json")
-        #expect(Set(added.keys) == ["id"])
+        #expect(Set(added.keys) == ["id", "nextFire", "nextFireLocal"])
         let id = try #require(added["id"] as? String)
         let other = try #require(try object(session, "add", "Other", "--in", "1h", "--json")["id"] as? String)
 

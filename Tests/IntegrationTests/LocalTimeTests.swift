@@ -23,8 +23,7 @@ struct LocalTimeTests {
 
     /// Schedules one notification at 2030-01-31 08:00 (Berlin); returns its id.
     func addPlants(_ session: TestSession) throws -> String {
-        try session.run(["chime", "add", "Plants", "--at", "2030-01-31 08:00"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try session.add("Plants", "--at", "2030-01-31 08:00")
     }
 
     @Test(arguments: ["C", "POSIX", "C.UTF-8"])

@@ -262,10 +262,8 @@ struct RestartTests {
 
     @Test func floatingFollowsTheSystemZoneAndZonedStays() throws {
         let session = try TestSession()
-        let floating = try session.run(["chime", "add", "Alarm", "--at", "2030-01-01 09:00"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let zoned = try session.run(["chime", "add", "Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let floating = try session.add("Alarm", "--at", "2030-01-01 09:00")
+        let zoned = try session.add("Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York")
         try session.killDaemon()
 
         // The machine moved to Tokyo while chimed was down.

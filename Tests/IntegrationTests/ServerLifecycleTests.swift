@@ -58,8 +58,7 @@ struct ServerCapabilityTests {
     @Test func withoutTheActionsCapabilityButtonsWorkThroughChimeAct() throws {
         let session = try TestSession(capabilities: "body")
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try session.run(["chime", "add", "Bins out", "--in", "1h", "--category", "reminder"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try session.add("Bins out", "--in", "1h", "--category", "reminder")
         #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
         _ = try monitor.waitForLine(containing: "Completed ('\(id)'")
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
@@ -68,12 +67,12 @@ struct ServerCapabilityTests {
     @Test func serverGoneBetweenFiringsLosesNothingAndDeliversOnce() throws {
         let session = try TestSession()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let first = try session.run(["chime", "add", "First", "--in", "1s"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = try session.add("First", "--in", "1s")
         _ = try monitor.waitForLine(containing: "Fired ('\(first)'")
         _ = try session.waitForNotifyCalls(1)
 
         session.stopNotificationServer()
-        let second = try session.run(["chime", "add", "Second", "--in", "1s"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try session.add("Second", "--in", "1s")
         _ = try monitor.waitForLine(containing: "Fired ('\(second)'")
         // Fired with no server: it waits, visible as pending.
         #expect(try session.run(["chime", "list"]).stdout.contains("pending"))

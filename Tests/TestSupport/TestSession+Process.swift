@@ -231,8 +231,9 @@ public enum BusLoss {
                        acknowledged: acknowledged.count, missing: missing, log: result?.stderr ?? daemon.stderr.text)
     }
 
-    /// The ids a client printed, one per acknowledged schedule: whole lines only.
+    /// The ids a client printed, one per acknowledged schedule: the first word of whole
+    /// lines only.
     private static func ids(in client: Spawned) -> [String] {
-        client.stdout.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        client.stdout.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { String($0.prefix { $0 != " " }) }
     }
 }

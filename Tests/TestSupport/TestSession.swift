@@ -165,11 +165,12 @@ public final class TestSession {
         try spawn(arguments, stdin: stdin).finish(timeout: timeout)
     }
 
-    /// Runs `chime add ARGUMENTS…` and returns the id it printed.
+    /// Runs `chime add ARGUMENTS…` and returns the id it printed: the first word, before
+    /// the time it understood.
     public func add(_ arguments: String...) throws -> String {
         let result = try run(["chime", "add"] + arguments)
         guard result.status == 0 else { throw TestFailure.failed("chime add failed: \(result)") }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(result.stdout.split(whereSeparator: \.isWhitespace).first ?? "")
     }
 
     /// Starts a command on this bus; `chime` and `chimed` mean the built ones.

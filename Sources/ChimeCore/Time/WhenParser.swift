@@ -4,50 +4,86 @@ import Foundation
 ///
 /// | text | trigger |
 /// |---|---|
-/// | `2026-12-24T18:00:00+01:00`, `2026-12-24T17:00Z` | absolute: the offset fixes the instant |
+/// | `2026-12-24T18:00:00+01:00`, `2026-12-24T17:00Z`, `20261224T1700Z` | absolute: the offset fixes the instant |
 /// | `2026-12-24T18:00[Europe/Berlin]` (RFC 9557) | zoned in the bracketed zone |
 /// | `2026-12-24T18:00`, `2026-12-24 18:00` | wall clock |
-/// | `15:00`, `9:05`, `15:00:30`, `3pm`, `9:30 am` | wall clock, today if still ahead, else tomorrow |
-/// | `today 18:00`, `tomorrow 9:00` (an `at` may follow the day) | wall clock on that day, even if past |
-/// | `mon 8:30`, `monday 8:30` | wall clock on the next such day: today if still ahead |
-/// | `in 20m`, `in 1h30m`, `in 2 days` | absolute: now plus the duration, so suspend cannot delay it |
+/// | `15:00`, `3pm`, `9:30 am`, `noon`, `midnight`, `teatime` | wall clock, today if still ahead, else tomorrow |
+/// | `today 18:00`, `18:00 tomorrow`, `fri 10:00`, `next fri`, `dec 24 18:00`, `24.12.2026` | wall clock on that day |
+/// | `in 2 days`, `now + 1 week`, `next week` | wall clock: the same clock time that many days later |
+/// | `in 20m`, `in 1h30m`, `now + 1 hour` | absolute: now plus elapsed time, so suspend cannot delay it |
 ///
 /// Wall-clock forms are floating, or zoned when a zone is given; "today" and "ahead" are
-/// judged on that zone's clock. Words are case-insensitive. A date without a time is
-/// refused rather than guessed. Every error names the field `at` (or `zone`) and says why.
+/// judged on that zone's clock. A day without a time takes the current time of day, as
+/// at(1) does. Words are case-insensitive. Every error names the field `at` (or `zone`).
 public struct WhenParser: Sendable {
+    /// The order in which a numeric date such as `12/24` gives its day and month.
+    public enum DateOrder: Sendable {
+        case monthFirst, dayFirst
+
+        /// The order of the process's `LC_TIME` date format (`%m/%d/%y` in C and en_US,
+        /// `%d.%m.%Y` in de_DE); nil when the format names no day and month.
+        public static let locale: DateOrder? = {
+            guard let locale = newlocale(LC_TIME_MASK, "", nil) ?? newlocale(LC_TIME_MASK, "C", nil) else { return nil }
+            defer { freelocale(locale) }
+            return order(ofFormat: String(cString: nl_langinfo_l(nl_item(D_FMT), locale)))
+        }()
+
+        /// The order of an `strftime` date format.
+        public static func order(ofFormat format: String) -> DateOrder? {
+            let expanded = format.replacing("%D", with: "%m/%d/%y").replacing("%F", with: "%Y-%m-%d")
+            guard let month = expanded.firstRange(of: "%m")?.lowerBound,
+                  let day = expanded.firstRange(of: "%d")?.lowerBound ?? expanded.firstRange(of: "%e")?.lowerBound
+            else { return nil }
+            return month < day ? .monthFirst : .dayFirst
+        }
+    }
+
     /// The instant relative forms (`in 20m`, `today`, `15:00`) count from.
     public var now: Date
     /// The zone whose wall clock says what "today" and "still ahead" are, when no zone is given.
     public var systemZone: TimeZone
+    /// How `12/24` is read; nil refuses slashed dates with a suggestion.
+    public var dateOrder: DateOrder?
 
-    /// A parser that reads times as of `now` in `systemZone`.
-    public init(now: Date, systemZone: TimeZone) {
+    /// A parser that reads times as of `now` in `systemZone`, numeric dates in `dateOrder`.
+    public init(now: Date, systemZone: TimeZone, dateOrder: DateOrder? = DateOrder.locale) {
         self.now = now
         self.systemZone = systemZone
+        self.dateOrder = dateOrder
     }
 
     /// The trigger `text` names; with a `zone`, wall-clock forms are zoned in it instead of
     /// floating.
     public func trigger(_ text: String, zone: String? = nil) throws(FieldError) -> Trigger {
         var clockZone = systemZone
+        var zoneName: String?
         if let zone {
-            guard let known = TimeZone(identifier: zone) else { throw FieldError("zone", "'\(zone)' is not a known time zone.") }
+            guard let (name, known) = Self.zone(named: zone) else { throw FieldError("zone", "'\(zone)' is not a known time zone.") }
             clockZone = known
+            zoneName = name
         }
         let input = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let reader = Reader(input: input, now: now, clockZone: clockZone, zoneName: zone)
+        let reader = WhenReader(input: input, now: now, clockZone: clockZone, zoneName: zoneName, dateOrder: dateOrder)
         return try reader.trigger()
+    }
+
+    /// The zone `name` names, found case-insensitively (`europe/paris`), with its usual spelling.
+    static func zone(named name: String) -> (String, TimeZone)? {
+        let known = TimeZone.knownTimeZoneIdentifiers
+        let spelled = known.contains(name) ? name : known.first { $0.lowercased() == name.lowercased() } ?? name
+        guard !spelled.isEmpty, let zone = TimeZone(identifier: spelled) else { return nil }
+        return (spelled, zone)
     }
 }
 
 /// One parse: the input, and the clock its wall-clock forms are read on.
-private struct Reader {
+struct WhenReader {
     let input: String
     let now: Date
     let clockZone: TimeZone
     /// The zone wall-clock forms are pinned to; nil leaves them floating.
     let zoneName: String?
+    let dateOrder: WhenParser.DateOrder?
 
     func trigger() throws(FieldError) -> Trigger {
         guard !input.isEmpty else { throw FieldError("at", "must not be empty; \(Self.usage).") }
@@ -55,41 +91,25 @@ private struct Reader {
         if lower == "in" || lower.hasPrefix("in ") || lower.hasPrefix("in\t") {
             let rest = input.dropFirst(2).trimmingCharacters(in: .whitespaces)
             guard !rest.isEmpty else { throw FieldError("at", "'\(input)' needs a duration, as in 'in 20m'.") }
-            return .absolute(now.addingTimeInterval(try WhenParser.duration(rest, field: "at")))
+            return try later(from: nil, by: rest)
         }
         var words = input.split(whereSeparator: \.isWhitespace).map(String.init)
-        // "9:30 pm" is one time; "tomorrow at 9:00" is "tomorrow 9:00".
-        if words.count >= 2, ["am", "pm"].contains(words[words.count - 1].lowercased()) {
-            words[words.count - 2] += words.removeLast()
+        if let first = words.first, let basic = Self.extendedFromBasic(first) { words[0] = basic }
+        if let first = words.first, first.prefix(while: \.isASCIIDigit).count > 4, first.dropFirst(4).contains("-") {
+            throw FieldError("at", "'\(input)' has a year of more than four digits; write it as in 2026-12-24 18:00.")
         }
-        if words.count == 3, words[1].lowercased() == "at" { words.remove(at: 1) }
-
-        switch words.count {
-        case 1:
-            if Self.startsWithDate(words[0]) {
-                let word = words[0]
-                guard let t = word.firstIndex(where: { $0 == "T" || $0 == "t" }) else {
-                    if word.count == 10 { throw missingTime() }
-                    throw notATime()
-                }
-                return try dateTime(date: String(word[..<t]), time: String(word[word.index(after: t)...]))
+        if let first = words.first, Self.startsWithDate(first) {
+            if words.count == 1, let t = first.firstIndex(where: { $0 == "T" || $0 == "t" }) {
+                return try dateTime(date: String(first[..<t]), time: String(first[first.index(after: t)...]))
             }
-            guard let clock = try clock(words[0], allowingSuffix: false) else { throw notATime() }
-            return try nextTime(clock, onDay: nil)
-        case 2:
-            if Self.startsWithDate(words[0]) { return try dateTime(date: words[0], time: words[1]) }
-            let day = words[0].lowercased()
-            guard let clock = try clock(words[1], allowingSuffix: false) else { throw notATime() }
-            if day == "today" { return try onDay(offset: 0, clock) }
-            if day == "tomorrow" { return try onDay(offset: 1, clock) }
-            if let weekday = Self.weekdays[day] { return try nextTime(clock, onDay: weekday) }
-            throw notATime()
-        default:
-            throw notATime()
+            if words.count == 2, words[1].first?.isASCIIDigit == true, words[1].contains(":") {
+                return try dateTime(date: words[0], time: words[1])
+            }
         }
+        return try spoken(words)
     }
 
-    // MARK: - Forms
+    // MARK: - ISO 8601
 
     private func dateTime(date: String, time: String) throws(FieldError) -> Trigger {
         guard let (year, month, day) = Self.isoDate(date) else { throw notATime() }
@@ -98,20 +118,23 @@ private struct Reader {
         }
         guard let clock = try clock(time, allowingSuffix: true) else { throw notATime() }
         let local = LocalDateTime(year: year, month: month, day: day, hour: clock.hour, minute: clock.minute, second: clock.second)
-        guard let suffix = try Self.suffix(clock.rest) else { throw notATime() }
+        let suffix = try suffix(clock.rest)
 
         if let zone = suffix.zone {
-            guard let known = TimeZone(identifier: zone) else { throw FieldError("at", "'\(zone)' is not a known time zone.") }
+            guard let (name, known) = WhenParser.zone(named: zone) else { throw FieldError("at", "'\(zone)' is not a known time zone.") }
             if clock.fraction != 0 { throw FieldError("at", "'\(input)' is not a valid time: a zoned time has whole seconds.") }
             if let offset = suffix.offset {
                 let instant = Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC - offset))
                 let actual = known.secondsFromGMT(for: instant)
                 guard actual == offset else {
                     throw FieldError(
-                        "at", "'\(input)' contradicts itself: \(zone) is at \(Self.format(offset: actual)) then, not \(Self.format(offset: offset)).")
+                        "at", "'\(input)' contradicts itself: \(name) is at \(Self.format(offset: actual)) then, not \(Self.format(offset: offset)).")
                 }
+                // A time shown twice (clocks fall back) reads as the first; the offset names
+                // the second, which only the instant itself can keep.
+                if local.date(in: known) != instant { return .absolute(instant) }
             }
-            return .zoned(local, zone: zone)
+            return .zoned(local, zone: name)
         }
         if let offset = suffix.offset {
             return .absolute(Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC - offset) + clock.fraction))
@@ -122,40 +145,30 @@ private struct Reader {
         return wallClock(local)
     }
 
-    /// The clock time on the first day from today (or the first such weekday) when it is
-    /// still ahead.
-    private func nextTime(_ clock: Clock, onDay weekday: Int?) throws(FieldError) -> Trigger {
-        let today = LocalDateTime(now, in: clockZone)
-        let days = weekday.map { ($0 - today.weekday).floorModulo(7) } ?? 0
-        var local = at(clock, on: today.adding(days: days))
-        if local.date(in: clockZone) <= now, days == 0 { local = local.adding(days: weekday == nil ? 1 : 7) }
-        return wallClock(local)
-    }
-
-    private func onDay(offset: Int, _ clock: Clock) throws(FieldError) -> Trigger {
-        wallClock(at(clock, on: LocalDateTime(now, in: clockZone).adding(days: offset)))
-    }
-
-    private func at(_ clock: Clock, on day: LocalDateTime) -> LocalDateTime {
-        LocalDateTime(year: day.year, month: day.month, day: day.day, hour: clock.hour, minute: clock.minute, second: clock.second)
-    }
-
-    private func wallClock(_ local: LocalDateTime) -> Trigger {
-        zoneName.map { .zoned(local, zone: $0) } ?? .floating(local)
+    /// `20261224T1800Z` (ISO 8601's basic format) in the extended format; nil for anything else.
+    static func extendedFromBasic(_ word: String) -> String? {
+        let chars = Array(word)
+        guard chars.count >= 13, chars[0..<8].allSatisfy(\.isASCIIDigit), chars[8] == "T" || chars[8] == "t" else { return nil }
+        let digits = chars[9...].prefix(while: \.isASCIIDigit)
+        guard digits.count == 4 || digits.count == 6 else { return nil }
+        let d = chars[0..<8].map(String.init).joined(), t = Array(digits).map(String.init).joined()
+        var text = "\(d.prefix(4))-\(d.dropFirst(4).prefix(2))-\(d.suffix(2))T\(t.prefix(2)):\(t.dropFirst(2).prefix(2))"
+        if digits.count == 6 { text += ":" + t.suffix(2) }
+        return text + String(chars[(9 + digits.count)...])
     }
 
     // MARK: - Pieces
 
     /// A time of day, and what followed it.
-    private struct Clock {
+    struct Clock {
         var hour, minute, second: Int
-        var fraction: TimeInterval
-        var rest: Substring
+        var fraction: TimeInterval = 0
+        var rest: Substring = ""
     }
 
     /// Reads `9:05`, `15:00:30`, `3pm`, `9:30pm` and, with `allowingSuffix`, an ISO time
     /// followed by a fraction, offset or zone. Nil when the word is no time at all.
-    private func clock(_ word: String, allowingSuffix: Bool) throws(FieldError) -> Clock? {
+    func clock(_ word: String, allowingSuffix: Bool) throws(FieldError) -> Clock? {
         var text = Substring(word)
         func number(_ maxDigits: Int) -> Int? {
             let digits = text.prefix(while: \.isASCIIDigit).prefix(maxDigits)
@@ -214,37 +227,39 @@ private struct Reader {
         var zone: String?
     }
 
-    private static func suffix(_ text: Substring) throws(FieldError) -> Suffix? {
+    private func suffix(_ text: Substring) throws(FieldError) -> Suffix {
         var rest = text
         var suffix = Suffix()
         if rest.first == "Z" || rest.first == "z" {
             suffix.offset = 0
             rest = rest.dropFirst()
         } else if let sign = rest.first, sign == "+" || sign == "-" || sign == "−" {
+            let written = rest.prefix { $0 != "[" }
             rest = rest.dropFirst()
             let hours = rest.prefix(while: \.isASCIIDigit)
-            guard hours.count == 2 || hours.count == 4, let h = Int(hours.prefix(2)) else { return nil }
+            guard hours.count == 2 || hours.count == 4, let h = Int(hours.prefix(2)) else { throw badOffset(written) }
             rest = rest.dropFirst(hours.count)
             var m = hours.count == 4 ? Int(hours.suffix(2)) ?? 60 : 0
             var s = 0
             if hours.count == 2, rest.first == ":" {
                 let minutes = rest.dropFirst().prefix(while: \.isASCIIDigit)
-                guard minutes.count == 2, let value = Int(minutes) else { return nil }
+                guard minutes.count == 2, let value = Int(minutes) else { throw badOffset(written) }
                 m = value
                 rest = rest.dropFirst(3)
                 // Local mean time before standard time has offsets in seconds (ISO 8601-1:2019's ±hh:mm:ss).
                 if rest.first == ":" {
                     let seconds = rest.dropFirst().prefix(while: \.isASCIIDigit)
-                    guard seconds.count == 2, let value = Int(seconds) else { return nil }
+                    guard seconds.count == 2, let value = Int(seconds) else { throw badOffset(written) }
                     s = value
                     rest = rest.dropFirst(3)
                 }
             }
-            guard h <= 23, m <= 59, s <= 59 else { return nil }
+            // RFC 3339 offsets stop at ±23:59.
+            guard h <= 23, m <= 59, s <= 59 else { throw badOffset(written) }
             suffix.offset = (sign == "+" ? 1 : -1) * (h * 3_600 + m * 60 + s)
         }
         while rest.first == "[" {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
+            guard let close = rest.firstIndex(of: "]") else { throw FieldError("at", "'\(input)' has a '[' without its ']'.") }
             var tag = rest[rest.index(after: rest.startIndex)..<close]
             rest = rest[rest.index(after: close)...]
             let critical = tag.first == "!"
@@ -254,10 +269,15 @@ private struct Reader {
                 if critical { throw FieldError("at", "the tag '[!\(tag)]' is not supported; give the calendar on its own.") }
                 continue
             }
-            guard suffix.zone == nil, !tag.isEmpty else { return nil }
+            guard suffix.zone == nil, !tag.isEmpty else { throw FieldError("at", "'\(input)' names no zone or two zones in brackets.") }
             suffix.zone = String(tag)
         }
-        return rest.isEmpty ? suffix : nil
+        guard rest.isEmpty else { throw FieldError("at", "'\(input)' is not a time: '\(rest)' after the time is not understood; \(Self.usage).") }
+        return suffix
+    }
+
+    private func badOffset(_ written: Substring) -> FieldError {
+        FieldError("at", "'\(input)' has the offset '\(written)', which is not one: use Z or ±HH:MM from -23:59 to +23:59.")
     }
 
     private static func isoDate(_ text: String) -> (Int, Int, Int)? {
@@ -269,7 +289,7 @@ private struct Reader {
         return (year, month, day)
     }
 
-    private static func startsWithDate(_ word: String) -> Bool {
+    static func startsWithDate(_ word: String) -> Bool {
         let head = Array(word.prefix(5))
         return head.count == 5 && head[..<4].allSatisfy(\.isASCIIDigit) && head[4] == "-"
     }
@@ -283,21 +303,19 @@ private struct Reader {
         return "\(sign)\(hh):\(mm)" + (seconds == 0 ? "" : seconds < 10 ? ":0\(seconds)" : ":\(seconds)")
     }
 
-    private static let weekdays: [String: Int] = [
-        "sun": 0, "sunday": 0, "mon": 1, "monday": 1, "tue": 2, "tues": 2, "tuesday": 2,
-        "wed": 3, "weds": 3, "wednesday": 3, "thu": 4, "thur": 4, "thurs": 4, "thursday": 4,
-        "fri": 5, "friday": 5, "sat": 6, "saturday": 6,
-    ]
+    func wallClock(_ local: LocalDateTime) -> Trigger {
+        zoneName.map { .zoned(local, zone: $0) } ?? .floating(local)
+    }
 
     // MARK: - Errors
 
-    static let usage = "use 15:00, tomorrow 9:00, mon 8:30, 2026-12-24 18:00, in 20m or ISO 8601"
+    static let usage = "use 15:00, 3pm, noon, tomorrow, fri 9:00, next fri, dec 24 18:00, 24.12.2026, in 2 hours, now + 1 day or ISO 8601"
 
-    private func notATime() -> FieldError {
+    func notATime() -> FieldError {
         FieldError("at", "'\(input)' is not a time; \(Self.usage).")
     }
 
-    private func missingTime() -> FieldError {
-        FieldError("at", "'\(input)' has no time of day; add one, as in \(input) 09:00.")
+    func notUnderstood(_ word: String) -> FieldError {
+        FieldError("at", "'\(input)' is not a time: '\(word)' is not understood; \(Self.usage).")
     }
 }
