@@ -43,6 +43,8 @@ struct Export: ParsableCommand {
             do {
                 _ = try ICalendar.export([fields])
                 notifications.append(fields)
+            } catch .stop(let status) {
+                throw status
             } catch .refused(let reason), .skipped(let reason) {
                 writeError(reason + ".")
                 leftOut = true

@@ -1,4 +1,5 @@
 import CICal
+import ArgumentParser
 import ChimeAPI
 import DBus
 import Localization
@@ -22,10 +23,12 @@ struct RepeatRule {
     var every = 1
 }
 
-/// Why a component is not imported: `refused` counts as a failure, `skipped` does not.
+/// Why a component is not imported: `refused` counts as a failure, `skipped` does not;
+/// `stop` ends the command with that status (chimed cannot be reached).
 enum ImportRefusal: Error {
     case refused(String)
     case skipped(String)
+    case stop(ExitCode)
 }
 
 extension ICalendar {

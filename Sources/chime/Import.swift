@@ -57,6 +57,8 @@ struct Import: ParsableCommand {
             } catch .skipped(let reason) {
                 // TRANSLATORS: %1$s names a calendar entry, %2$s says why it is left out.
                 writeError(localized("%1$s: skipped: %2$s.", label, reason))
+            } catch .stop(let status) {
+                throw status
             } catch .refused(let reason) {
                 refused += 1
                 let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
@@ -104,7 +106,7 @@ extension SchedulerClient {
         for when in plan.whens {
             do {
                 if let next = try nextTimes(when, options).first { upcoming.append((when, next)) }
-            } catch { throw .refused(error.message) }
+            } catch { throw refusal(error, Scheduler1.nextFireTimestamps) }
         }
         guard !upcoming.isEmpty else { throw .skipped(localized("its time is past")) }
         var scheduled: [String] = [], echoes: [String] = []
@@ -121,10 +123,17 @@ extension SchedulerClient {
                        plan.fields.first?.1.stringValue ?? ""].joined(separator: "  "))
             } catch {
                 for id in scheduled { _ = try? call(Scheduler1.cancel, [.string(id)]) }
-                throw .refused(error.message)
+                throw refusal(error, Scheduler1.schedule)
             }
         }
         for echo in echoes { print(echo) }
+    }
+
+    /// chimed's answer to a bad request refuses the component; a chimed out of reach ends
+    /// the import, as it ends every command (exit status 69).
+    private func refusal(_ error: DBusError, _ method: MethodDeclaration) -> ImportRefusal {
+        let refusals = [DBusError.invalidArgsName, ChimeError.failed, ChimeError.diskFull, ChimeError.busy]
+        return refusals.contains(error.name) ? .refused(error.message) : .stop(failure(error, calling: method))
     }
 
     /// The next fire time of `when` with the schedule `options`, as NextFireTimestamps answers.

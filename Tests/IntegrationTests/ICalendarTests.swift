@@ -109,6 +109,17 @@ struct ICalendarTests {
         #expect(stdin.status == 0 && ids(stdin).count == 2, "- reads standard input: \(stdin)")
     }
 
+    @Test func importEndsWhenChimedCannotBeReached() throws {
+        // A bus that cannot start chimed: no activation file.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("chime-no-services-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let session = try TestSession(serviceDirectory: empty)
+        let result = try session.run(["chime", "import", sample("tasks")])
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not reachable"), "\(result)")
+    }
+
     @Test func exportThenImportKeepsEveryField() throws {
         let session = try TestSession()
         _ = try session.add(
