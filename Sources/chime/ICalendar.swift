@@ -34,21 +34,20 @@ struct ICalendar {
     }
 
     static func children(of component: OpaquePointer, _ kind: icalcomponent_kind) -> [OpaquePointer] {
-        var found: [OpaquePointer] = []
-        var child = icalcomponent_get_first_component(component, kind)
-        while let current = child {
-            found.append(current)
-            child = icalcomponent_get_next_component(component, kind)
-        }
-        return found
+        walk(icalcomponent_get_first_component(component, kind)) { icalcomponent_get_next_component(component, kind) }
     }
 
     static func properties(of component: OpaquePointer, _ kind: icalproperty_kind) -> [OpaquePointer] {
+        walk(icalcomponent_get_first_property(component, kind)) { icalcomponent_get_next_property(component, kind) }
+    }
+
+    /// libical's iterators: a first item, then `next` until it answers NULL.
+    private static func walk(_ first: OpaquePointer?, _ next: () -> OpaquePointer?) -> [OpaquePointer] {
         var found: [OpaquePointer] = []
-        var property = icalcomponent_get_first_property(component, kind)
-        while let current = property {
+        var item = first
+        while let current = item {
             found.append(current)
-            property = icalcomponent_get_next_property(component, kind)
+            item = next()
         }
         return found
     }

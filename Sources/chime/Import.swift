@@ -91,6 +91,7 @@ extension SchedulerClient {
     /// Schedules every alarm of `plan`, or none: an alarm chimed refuses cancels those
     /// already scheduled. Prints each id with what chimed understood.
     func importPlan(_ plan: ImportPlan) throws(ImportRefusal) {
+        // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
         var options: [(String, String)] = plan.fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
         if let rule = plan.rule {
             if (try? nextTimes(plan.whens[0], options + [("repeat", rule.text)])) != nil {
@@ -119,8 +120,8 @@ extension SchedulerClient {
             do {
                 let id = try call(Scheduler1.schedule, [.variantDictionary(request)]).first?.stringValue ?? ""
                 scheduled.append(id)
-                echoes.append([id, HumanText.localTime(next), HumanText.repetition(unit, every: every),
-                       plan.fields.first?.1.stringValue ?? ""].joined(separator: "  "))
+                let title = plan.fields.first?.1.stringValue ?? ""
+                echoes.append([id, HumanText.localTime(next), HumanText.repetition(unit, every: every), title].joined(separator: "  "))
             } catch {
                 for id in scheduled { _ = try? call(Scheduler1.cancel, [.string(id)]) }
                 throw refusal(error, Scheduler1.schedule)
