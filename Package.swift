@@ -33,12 +33,8 @@ let package = Package(
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
-        // libical for chime import and chime export (.ics files).
-        .systemLibrary(
-            name: "CICal",
-            pkgConfig: "libical",
-            providers: [.apt(["libical-dev"])]
-        ),
+        // libical for chime import and chime export (.ics files), opened with dlopen when first needed.
+        .target(name: "CICal"),
         // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),

@@ -34,6 +34,7 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
+        try ICalendar.load()
         let client = try SchedulerClient.connectOrFail()
         let chosen = all ? try client.list().compactMap { HumanText.fields($0)[.id]?.stringValue } : ids
         var notifications: [[NotificationKey: Value]] = []

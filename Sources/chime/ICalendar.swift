@@ -1,6 +1,7 @@
 import CICal
 import DBus
 import Glibc
+import Localization
 
 /// An iCalendar (RFC 5545) text parsed by libical, owned until ``free()``.
 ///
@@ -22,6 +23,15 @@ struct ICalendar {
     }
 
     func free() { icalcomponent_free(root) }
+
+    /// Opens libical, or ends the command with a sentence and exit status 69.
+    static func load() throws {
+        guard chime_ical_available() != 0 else {
+            // TRANSLATORS: %1$s is the dynamic loader's reason, in English.
+            throw fail(localized("reading and writing iCalendar files needs libical 3 (libical.so.3): %1$s",
+                                 text(chime_ical_error()) ?? ""), ExitStatus.unavailable)
+        }
+    }
 
     /// The VEVENTs and VTODOs of every VCALENDAR, in the order of the file.
     var reminders: [OpaquePointer] {

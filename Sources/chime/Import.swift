@@ -39,6 +39,7 @@ struct Import: ParsableCommand {
     var file: String
 
     func run() throws {
+        try ICalendar.load()
         guard let text = Self.read(file) else {
             throw fail(localized("cannot read '%1$s': %2$s", file, String(cString: strerror(errno))), ExitCode(66))
         }

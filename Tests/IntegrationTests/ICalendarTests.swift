@@ -165,6 +165,15 @@ struct ICalendarTests {
         }
     }
 
+    /// libical, ICU and libstdc++ cost every command some 3 ms at start-up: only import and
+    /// export open it.
+    @Test func chimeIsNotLinkedWithLibical() throws {
+        let libraries = try Spawned(["ldd", binDirectory.appendingPathComponent("chime").path],
+                                    environment: ProcessInfo.processInfo.environment).finish()
+        #expect(libraries.status == 0 && libraries.stdout.contains("libdbus-1"), "\(libraries)")
+        #expect(!libraries.stdout.contains("libical"), "\(libraries)")
+    }
+
     @Test func exportNamesWhatItCannotSay() throws {
         let session = try TestSession()
         let usage = try session.run(["chime", "export"])
