@@ -33,6 +33,8 @@ let package = Package(
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        // libical for chime import and chime export (.ics files), opened with dlopen when first needed.
+        .target(name: "CICal"),
         // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
@@ -70,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "CICal", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),

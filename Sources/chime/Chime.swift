@@ -21,10 +21,13 @@ struct Chime: ParsableCommand {
               1   chimed refused or failed the request (an id that does not exist, say); \
             for doctor: unhealthy
               64  usage error: unknown option, malformed or invalid value
+              65  import: the file is not iCalendar
+              66  import: the file cannot be read
               69  unavailable: no session bus, chimed could not be reached, or the running \
             chimed speaks another version of its D-Bus interface (restart it)
             """,
         version: chimeVersion,
-        subcommands: [Notify.self, Add.self, Edit.self, Snooze.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Log.self, Doctor.self]
+        subcommands: [Notify.self, Add.self, Edit.self, Snooze.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Log.self, Doctor.self,
+                      Import.self, Export.self]
     )
 }

@@ -50,6 +50,7 @@ struct PackageTests {
         // Opened only when a server cannot play sounds: without it chimed stays silent.
         let recommends = try runCommand(["dpkg-deb", "--field", deb, "Recommends"]).stdout
         #expect(recommends.contains("libcanberra0"), "Recommends: \(recommends)")
+        #expect(recommends.contains("libical3"), "chime import and export open it with dlopen: \(recommends)")
         #expect(!depends.contains("swift"), "Depends: \(depends)")
 
         // The package holds what `make install` installs for /usr, man pages compressed.

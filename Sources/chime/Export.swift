@@ -1,0 +1,57 @@
+import ArgumentParser
+import ChimeAPI
+import DBus
+import Localization
+
+/// `chime export`: scheduled notifications as an iCalendar file, for a calendar app or
+/// for chime import on another machine.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print notifications as an iCalendar (.ics) file.",
+        discussion: """
+            Each notification becomes a VEVENT: SUMMARY its title, DESCRIPTION its body, \
+            DTSTART its time (in UTC for an instant, with TZID and a VTIMEZONE for a zoned \
+            time, floating otherwise), an RRULE its repeat, and a VALARM that fires at \
+            DTSTART. Buttons, sound, badge, userInfo, category and the other fields \
+            iCalendar has no property for are X-CHIME-* properties, so chime import of the \
+            file schedules the same notifications again. Notifications that fire at a place \
+            are left out with a note on stderr (exit status 1).
+
+            Examples:
+              chime export --all > reminders.ics
+              chime export 3kq9xw2m > dentist.ics
+            """
+    )
+
+    @Flag(help: "Export everything scheduled.")
+    var all = false
+
+    @ArgumentParser.Argument(help: "The ids to export (chime list shows them).")
+    var ids: [String] = []
+
+    func validate() throws {
+        guard all != !ids.isEmpty else { throw ValidationError(localized("give --all or the ids to export, not both.")) }
+    }
+
+    func run() throws {
+        try ICalendar.load()
+        let client = try SchedulerClient.connectOrFail()
+        let chosen = all ? try client.list().compactMap { HumanText.fields($0)[.id]?.stringValue } : ids
+        var notifications: [[NotificationKey: Value]] = []
+        var leftOut = false
+        for id in chosen {
+            let fields = HumanText.fields(try client.get(id))
+            do {
+                _ = try ICalendar.export([fields])
+                notifications.append(fields)
+            } catch .stop(let status) {
+                throw status
+            } catch .refused(let reason), .skipped(let reason) {
+                writeError(reason + ".")
+                leftOut = true
+            }
+        }
+        print(try ICalendar.export(notifications), terminator: "")
+        if leftOut { throw ExitStatus.failure }
+    }
+}

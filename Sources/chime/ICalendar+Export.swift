@@ -1,0 +1,140 @@
+import CICal
+import ChimeAPI
+import DBus
+import Glibc
+import Localization
+
+extension ICalendar {
+    /// A VCALENDAR of one VEVENT per notification (as `Get` describes each), with the
+    /// VTIMEZONE of every zone they name; the text, CRLF-ended as RFC 5545 asks.
+    static func export(_ notifications: [[NotificationKey: Value]]) throws(ImportRefusal) -> String {
+        guard let calendar = icalcomponent_new(ICAL_VCALENDAR_COMPONENT) else { return "" }
+        defer { icalcomponent_free(calendar) }
+        icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
+        icalcomponent_add_property(calendar, icalproperty_new_prodid("-//Chime//chime export//EN"))
+        var zones: [String] = []
+        for fields in notifications {
+            let (event, zone) = try self.event(fields)
+            if let zone, !zones.contains(zone) {
+                zones.append(zone)
+                if let vtimezone = icaltimezone_get_component(icaltimezone_get_builtin_timezone(zone)),
+                   let copy = icalcomponent_new_clone(vtimezone) {
+                    // libical names system zones "/freeassociation.sourceforge.net/Zone/Name", whatever
+                    // the prefix: the plain IANA name is what DTSTART's TZID says and every calendar knows.
+                    if let tzid = icalcomponent_get_first_property(copy, ICAL_TZID_PROPERTY) { icalproperty_set_tzid(tzid, zone) }
+                    icalcomponent_add_component(calendar, copy)
+                }
+            }
+            icalcomponent_add_component(calendar, event)
+        }
+        guard let text = icalcomponent_as_ical_string_r(calendar) else { return "" }
+        defer { Glibc.free(text) }
+        return String(cString: text)
+    }
+
+    /// One notification as a VEVENT whose DTSTART is its time and whose VALARM fires then;
+    /// the zone its DTSTART names, if any.
+    private static func event(_ fields: [NotificationKey: Value]) throws(ImportRefusal) -> (OpaquePointer, String?) {
+        let id = fields[.id]?.stringValue ?? ""
+        guard let when = fields[.when]?.stringValue, !when.isEmpty, let start = startTime(when) else {
+            throw .refused(localized("%1$s fires at a place, which iCalendar has no property for; not exported", id))
+        }
+        let title = fields[.title]?.stringValue ?? ""
+        guard let event = icalcomponent_new(ICAL_VEVENT_COMPONENT) else { throw .refused("libical is out of memory") }
+        icalcomponent_set_uid(event, id + "@chime")
+        icalcomponent_set_dtstamp(event, icaltime_current_time_with_zone(icaltimezone_get_utc_timezone()))
+        icalcomponent_set_summary(event, title)
+        if let body = fields[.body]?.stringValue, !body.isEmpty { icalcomponent_set_description(event, body) }
+        let dtstart = icalproperty_new_dtstart(start.time)
+        if let zone = start.zone { icalproperty_set_parameter_from_string(dtstart, "TZID", zone) }
+        icalcomponent_add_property(event, dtstart)
+        if let rule = rrule(fields) { icalcomponent_add_property(event, icalproperty_new_rrule(rule)) }
+        let alarm = icalcomponent_new(ICAL_VALARM_COMPONENT)
+        icalcomponent_add_property(alarm, icalproperty_new_action(ICAL_ACTION_DISPLAY))
+        icalcomponent_add_property(alarm, icalproperty_new_description(title))
+        icalcomponent_add_property(alarm, icalproperty_new_trigger(icaltriggertype(time: icaltime_null_time(),
+                                                                                   duration: icaldurationtype_null_duration())))
+        icalcomponent_add_component(event, alarm)
+        for property in chimeProperties(fields) { icalcomponent_add_property(event, property) }
+        return (event, start.zone)
+    }
+
+    /// DTSTART for `when` as `Get` writes it: an instant with its offset (in UTC), a
+    /// wall-clock time with `[Zone/Name]`, or a floating one.
+    private static func startTime(_ when: String) -> (time: icaltimetype, zone: String?)? {
+        let characters = Array(when)
+        guard characters.count >= 19 else { return nil }
+        let compact = String(characters[0..<19]).filter { $0 != "-" && $0 != ":" }
+        var time = icaltime_from_string(compact)
+        guard icaltime_is_null_time(time) == 0 else { return nil }
+        let rest = String(characters[19...])
+        if rest.hasPrefix("["), rest.hasSuffix("]") {
+            let zone = String(rest.dropFirst().dropLast())
+            guard let builtin = icaltimezone_get_builtin_timezone(zone) else { return nil }
+            time.zone = builtin
+            return (time, zone)
+        }
+        if let sign = rest.first, sign == "+" || sign == "-" || sign == "Z" {
+            let parts = rest.dropFirst().split(separator: ":").compactMap { Int32($0) }
+            let offset = parts.count == 2 ? (parts[0] * 3600 + parts[1] * 60) * (sign == "-" ? -1 : 1) : 0
+            time = icaltime_add(time, icaldurationtype_from_int(-offset))
+            time.zone = icaltimezone_get_utc_timezone()
+            return (time, nil)
+        }
+        return rest.isEmpty ? (time, nil) : nil
+    }
+
+    /// The repeat as an RRULE: as it is when chimed keeps one, else FREQ and INTERVAL.
+    private static func rrule(_ fields: [NotificationKey: Value]) -> icalrecurrencetype? {
+        guard let unit = fields[.repeat]?.stringValue, !unit.isEmpty else { return nil }
+        if unit.uppercased().contains("FREQ=") { return icalrecurrencetype_from_string(unit) }
+        let frequencies = ["minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY", "week": "WEEKLY", "month": "MONTHLY", "year": "YEARLY"]
+        guard let frequency = frequencies[unit] else { return nil }
+        let every = fields[.every]?.integerValue ?? 1
+        return icalrecurrencetype_from_string("FREQ=" + frequency + (every > 1 ? ";INTERVAL=\(every)" : ""))
+    }
+
+    /// The fields iCalendar has no property for, as X-CHIME-* properties.
+    private static func chimeProperties(_ fields: [NotificationKey: Value]) -> [OpaquePointer] {
+        var properties: [OpaquePointer] = []
+        func add(_ name: String, _ value: String, _ parameters: [(String, String)] = []) {
+            guard let property = icalproperty_new_x(value) else { return }
+            icalproperty_set_x_name(property, name)
+            for (parameter, text) in parameters { icalproperty_set_parameter_from_string(property, parameter, text) }
+            properties.append(property)
+        }
+        let urgencies = [0: "low", 2: "critical"]
+        if let urgency = fields[.urgency]?.integerValue.flatMap({ urgencies[Int($0)] }) { add(ChimeProperty.urgency, urgency) }
+        for key in ChimeProperty.textKeys {
+            guard let field = NotificationKey(rawValue: key), let text = fields[field]?.stringValue, !text.isEmpty else { continue }
+            if field == .calendar, text == "gregorian" { continue }
+            add(ChimeProperty.name(key), text)
+        }
+        for key in ChimeProperty.numberKeys {
+            guard let field = NotificationKey(rawValue: key), let value = fields[field]?.unwrapped else { continue }
+            if let number = value.integerValue {
+                add(ChimeProperty.name(key), String(number))
+            } else if case .double(let number) = value {
+                add(ChimeProperty.name(key), "\(number)")
+            }
+        }
+        for action in fields[.actions]?.arrayElements ?? [] {
+            guard let pair = action.structureFields, pair.count == 2, let key = pair[0].stringValue, let label = pair[1].stringValue else { continue }
+            add(ChimeProperty.action, label, [(ChimeProperty.keyParameter, key)])
+        }
+        for entry in fields[.actionOptions].flatMap({ dictionaryEntries($0) }) ?? [] {
+            for option in dictionaryEntries(entry.value) ?? [] {
+                add(ChimeProperty.actionOption, typedText(option.value),
+                    [(ChimeProperty.keyParameter, entry.key), (ChimeProperty.nameParameter, option.key)])
+            }
+        }
+        for entry in fields[.userInfo].flatMap({ dictionaryEntries($0) }) ?? [] {
+            add(ChimeProperty.data, typedText(entry.value), [(ChimeProperty.keyParameter, entry.key)])
+        }
+        return properties
+    }
+
+    private static func dictionaryEntries(_ value: Value) -> [(key: String, value: Value)]? {
+        value.unwrapped.stringKeyedEntries
+    }
+}

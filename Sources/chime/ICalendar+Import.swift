@@ -1,0 +1,193 @@
+import CICal
+import ArgumentParser
+import ChimeAPI
+import DBus
+import Localization
+
+/// A VEVENT or VTODO read as Chime understands it: what Schedule is asked, one request
+/// per alarm (they are scheduled together or not at all).
+struct ImportPlan {
+    /// The fields every request shares: title, body, the X-CHIME ones.
+    var fields: [(String, Value)] = []
+    /// `when` of each request: an instant, a zoned or a floating wall-clock time.
+    var whens: [String] = []
+    var rule: RepeatRule?
+}
+
+/// An RRULE, and Chime's repeat keys for it when they say the same.
+struct RepeatRule {
+    /// As the file writes it, for a chimed whose repeat takes RRULE strings.
+    var text: String
+    /// `repeat` and `every`; nil when no unit and count say the rule.
+    var unit: String?
+    var every = 1
+}
+
+/// Why a component is not imported: `refused` counts as a failure, `skipped` does not;
+/// `stop` ends the command with that status (chimed cannot be reached).
+enum ImportRefusal: Error {
+    case refused(String)
+    case skipped(String)
+    case stop(ExitCode)
+}
+
+extension ICalendar {
+    /// How a user finds the component in the file: `VEVENT "Dentist" (UID 42@x, line 12)`.
+    static func label(_ component: OpaquePointer, line: Int?) -> String {
+        let kind = icalcomponent_isa(component) == ICAL_VTODO_COMPONENT ? "VTODO" : "VEVENT"
+        var details: [String] = []
+        if let uid = text(icalcomponent_get_uid(component)), !uid.isEmpty { details.append("UID " + uid) }
+        if let line { details.append(localized("line %1$s", line)) }
+        let summary = text(icalcomponent_get_summary(component)).map { " \"\($0)\"" } ?? ""
+        return kind + summary + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
+    }
+
+    /// The line of each `BEGIN:VEVENT` and `BEGIN:VTODO` of `text`, in order: libical keeps none.
+    static func componentLines(_ text: String) -> [Int] {
+        var lines: [Int] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+            if trimmed.uppercased() == "BEGIN:VEVENT" || trimmed.uppercased() == "BEGIN:VTODO" { lines.append(index + 1) }
+        }
+        return lines
+    }
+
+    /// What `component` asks Chime to schedule.
+    static func plan(_ component: OpaquePointer) throws(ImportRefusal) -> ImportPlan {
+        // Google Calendar writes empty DESCRIPTION and LOCATION lines, which libical drops with
+        // an error but which lose nothing.
+        if let error = parseErrors(in: component).first(where: { !$0.hasPrefix("No value for") }) {
+            throw .refused(localized("libical could not read it: %1$s", error))
+        }
+        let status = icalcomponent_get_status(component)
+        if status == ICAL_STATUS_CANCELLED || status == ICAL_STATUS_COMPLETED {
+            throw .skipped(localized("it is cancelled or completed"))
+        }
+        let isTask = icalcomponent_isa(component) == ICAL_VTODO_COMPONENT
+        let anchorKind = isTask ? ICAL_DUE_PROPERTY : ICAL_DTSTART_PROPERTY
+        guard let anchor = icalcomponent_get_first_property(component, anchorKind) else {
+            throw .refused(isTask ? localized("it has no DUE, so no time to remind at") : localized("it has no DTSTART"))
+        }
+        var plan = ImportPlan()
+        let start = startOfDay(isTask ? icalproperty_get_due(anchor) : icalproperty_get_dtstart(anchor))
+        let end = isTask ? start : startOfDay(icalcomponent_get_dtend(component))
+        let zone = try zoneName(anchor, start)
+        let alarms = children(of: component, ICAL_VALARM_COMPONENT)
+        if alarms.isEmpty { plan.whens = [try whenText(start, zone: zone)] }
+        for alarm in alarms {
+            guard let property = icalcomponent_get_first_property(alarm, ICAL_TRIGGER_PROPERTY) else {
+                throw .refused(localized("a VALARM has no TRIGGER"))
+            }
+            let trigger = icalproperty_get_trigger(property)
+            if icaltime_is_null_time(trigger.time) == 0 {
+                plan.whens.append(try whenText(trigger.time, zone: "UTC"))
+            } else {
+                let related = parameter("RELATED", of: property)?.uppercased() == "END" && icaltime_is_null_time(end) == 0
+                plan.whens.append(try whenText(icaltime_add(related ? end : start, trigger.duration), zone: zone))
+            }
+        }
+        plan.rule = try repeatRule(component, start: start)
+        let title = text(icalcomponent_get_summary(component)) ?? ""
+        guard !title.isEmpty else { throw .refused(localized("it has no SUMMARY to show as the title")) }
+        plan.fields = [("title", .string(title)), ("body", .string(text(icalcomponent_get_description(component)) ?? ""))]
+        plan.fields += try chimeFields(component)
+        return plan
+    }
+
+    /// The IANA zone of a time: "UTC", a name, "" for a floating time; a time in a zone
+    /// only the file's VTIMEZONE defines is turned into an instant ("UTC" after conversion).
+    private static func zoneName(_ property: OpaquePointer, _ time: icaltimetype) throws(ImportRefusal) -> String {
+        if icaltime_is_utc(time) != 0 { return "UTC" }
+        guard let tzid = parameter("TZID", of: property) else { return "" }
+        if let name = ianaZone(tzid) { return name }
+        if time.zone != nil { return "VTIMEZONE" }
+        throw .refused(localized("TZID '%1$s' is no known time zone and the file has no VTIMEZONE for it", tzid))
+    }
+
+    /// An all-day item's date as midnight, where calendars put its day and its alarms'
+    /// offsets start from (libical adds no hours to a date).
+    private static func startOfDay(_ time: icaltimetype) -> icaltimetype {
+        var time = time
+        if time.is_date != 0 { (time.is_date, time.hour, time.minute, time.second) = (0, 0, 0, 0) }
+        return time
+    }
+
+    /// `when` for a time read in `zone` (see ``zoneName(_:_:)``).
+    private static func whenText(_ time: icaltimetype, zone: String) throws(ImportRefusal) -> String {
+        switch zone {
+        case "": return localText(time)
+        case "UTC": return localText(time) + "+00:00"
+        case "VTIMEZONE": return localText(icaltime_convert_to_zone(time, icaltimezone_get_utc_timezone())) + "+00:00"
+        default: return localText(time) + "[" + zone + "]"
+        }
+    }
+
+    /// The component's RRULE, with Chime's unit and count when FREQ and INTERVAL say all
+    /// of it (BYDAY, BYMONTHDAY and BYMONTH that only repeat the start's own are allowed).
+    private static func repeatRule(_ component: OpaquePointer, start: icaltimetype) throws(ImportRefusal) -> RepeatRule? {
+        let rules = properties(of: component, ICAL_RRULE_PROPERTY)
+        guard let property = rules.first else { return nil }
+        if rules.count > 1 { throw .refused(localized("it has more than one RRULE")) }
+        if icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil
+            || icalcomponent_get_first_property(component, ICAL_EXDATE_PROPERTY) != nil {
+            throw .refused(localized("Chime's repeats have no RDATE or EXDATE"))
+        }
+        var rule = RepeatRule(text: value(property))
+        let recurrence = icalproperty_get_rrule(property)
+        let units: [icalrecurrencetype_frequency: String] = [
+            ICAL_MINUTELY_RECURRENCE: "minute", ICAL_HOURLY_RECURRENCE: "hour", ICAL_DAILY_RECURRENCE: "day",
+            ICAL_WEEKLY_RECURRENCE: "week", ICAL_MONTHLY_RECURRENCE: "month", ICAL_YEARLY_RECURRENCE: "year",
+        ]
+        func list<T>(_ array: T) -> [Int16] {
+            withUnsafeBytes(of: array) { Array($0.bindMemory(to: Int16.self).prefix { $0 != Int16(ICAL_RECURRENCE_ARRAY_MAX.rawValue) }) }
+        }
+        let weekday = Int16(icaltime_day_of_week(start))
+        let byDay = list(recurrence.by_day), byMonthDay = list(recurrence.by_month_day), byMonth = list(recurrence.by_month)
+        let onlyStart = (byDay.isEmpty || (byDay == [weekday] && recurrence.freq == ICAL_WEEKLY_RECURRENCE))
+            && (byMonthDay.isEmpty || byMonthDay == [Int16(start.day)]) && (byMonth.isEmpty || byMonth == [Int16(start.month)])
+        let others = [list(recurrence.by_second), list(recurrence.by_minute), list(recurrence.by_hour),
+                      list(recurrence.by_year_day), list(recurrence.by_week_no), list(recurrence.by_set_pos)]
+        if onlyStart, others.allSatisfy(\.isEmpty), recurrence.count == 0, icaltime_is_null_time(recurrence.until) != 0,
+           let unit = units[recurrence.freq] {
+            rule.unit = unit
+            rule.every = max(1, Int(recurrence.interval))
+        }
+        return rule
+    }
+
+    /// The X-CHIME-* properties as Schedule keys.
+    private static func chimeFields(_ component: OpaquePointer) throws(ImportRefusal) -> [(String, Value)] {
+        var fields: [(String, Value)] = []
+        var actions: [Value] = [], options: [String: [(String, Value)]] = [:], optionOrder: [String] = [], data: [(String, Value)] = []
+        for property in properties(of: component, ICAL_X_PROPERTY) {
+            guard let name = text(icalproperty_get_x_name(property))?.uppercased(), name.hasPrefix("X-CHIME-") else { continue }
+            let content = xValue(property)
+            let key = parameter(ChimeProperty.keyParameter, of: property)
+            if let field = ChimeProperty.textKeys.first(where: { ChimeProperty.name($0) == name }) {
+                fields.append((field, .string(content)))
+            } else if let field = ChimeProperty.numberKeys.first(where: { ChimeProperty.name($0) == name }) {
+                guard let number = Double(content) else { throw .refused(localized("%1$s '%2$s' is not a number", name, content)) }
+                fields.append((field, field == "lateLimit" ? .double(number) : .int64(Int64(number))))
+            } else if name == ChimeProperty.urgency {
+                fields.append(("urgency", .string(content)))
+            } else if name == ChimeProperty.action, let key {
+                actions.append(.structure([.string(key), .string(content)]))
+            } else if name == ChimeProperty.actionOption, let key, let option = parameter(ChimeProperty.nameParameter, of: property),
+                      let typed = typedValue(content) {
+                if options[key] == nil { optionOrder.append(key) }
+                options[key, default: []].append((option, typed))
+            } else if name == ChimeProperty.data, let key, let typed = typedValue(content) {
+                data.append((key, typed))
+            } else {
+                throw .refused(localized("%1$s is not a Chime property this version reads", name))
+            }
+        }
+        if !actions.isEmpty { fields.append(("actions", .array(element: "(ss)", actions))) }
+        if !optionOrder.isEmpty {
+            let entries = optionOrder.map { DictionaryEntry(key: .string($0), value: .variantDictionary(options[$0] ?? [])) }
+            fields.append(("actionOptions", .dictionary(key: "s", value: "a{sv}", entries)))
+        }
+        if !data.isEmpty { fields.append(("userInfo", .variantDictionary(data))) }
+        return fields
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `chime import` and `chime export` through the real chimed, with .ics files written
+/// in the style of Thunderbird, GNOME Calendar and Google Calendar (Tests/ics).
+@Suite(.timeLimit(.minutes(10)))
+struct ICalendarTests {
+    func sample(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Tests/ics/\(name).ics").path
+    }
+
+    /// What `chime list --json` says, by title; several notifications of one title in
+    /// order of their `when`.
+    func listed(_ session: TestSession) throws -> [[String: Any]] {
+        let result = try session.run(["chime", "list", "--json"])
+        let data = try #require(result.stdout.data(using: .utf8))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(result)")
+    }
+
+    func notification(_ list: [[String: Any]], titled title: String) throws -> [String: Any] {
+        try #require(list.first { $0["title"] as? String == title }, "no \(title) in \(list)")
+    }
+
+    /// The ids `chime import` printed: the first word of each line.
+    func ids(_ result: ProcessResult) -> [String] {
+        result.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+    }
+
+    @Test func thunderbirdEventsFireAtTheirAlarmsInTheirZone() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "import", sample("thunderbird")])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        #expect(ids(result).count == 2, "\(result)")
+        #expect(result.stdout.contains("Dentist") && result.stdout.contains("2030"), "the echo says what was understood: \(result)")
+        let list = try listed(session)
+        let dentist = try notification(list, titled: "Dentist")
+        // TRIGGER -PT15M before DTSTART 09:30 in Berlin, kept as a Berlin wall-clock time.
+        #expect(dentist["when"] as? String == "2030-12-03T09:15:00[Europe/Berlin]")
+        #expect(dentist["body"] as? String == "Dr. Weber, Hauptstraße 5\nBring the insurance card")
+        #expect(ids(result).first == dentist["id"] as? String, "the id comes first")
+        // Thunderbird's old /mozilla.org/ TZID prefix, and RELATED=END: 5 min after DTEND.
+        let garage = try notification(list, titled: "Call the garage")
+        #expect(garage["when"] as? String == "2031-01-15T14:35:00[Europe/Berlin]")
+    }
+
+    @Test func gnomeCalendarAllDayAndFloatingRepeat() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "import", sample("gnome-calendar")])
+        #expect(result.status == 0, "\(result)")
+        let list = try listed(session)
+        // An all-day event's alarm counts from the start of its day: 15 h before is 09:00 the day before.
+        #expect(try notification(list, titled: "Christmas Eve")["when"] as? String == "2030-12-23T09:00:00")
+        let plants = try notification(list, titled: "Water the plants")
+        #expect(plants["when"] as? String == "2030-06-01T07:30:00", "floating: no zone, no offset")
+        #expect(plants["repeat"] as? String == "day" && plants["every"] as? Int == 3, "\(plants)")
+        #expect(plants["body"] as? String == "The fern first")
+    }
+
+    @Test func googleExportInUTCWithRepeatsAndTwoAlarms() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "import", sample("google")])
+        // Google's empty DESCRIPTION and LOCATION lines are no error.
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let list = try listed(session)
+        let standup = try notification(list, titled: "Team standup")
+        #expect(standup["when"] as? String == "2030-01-08T08:50:00+01:00", "an instant: 08:00Z less 10 minutes")
+        #expect(standup["repeat"] as? String == "week" && standup["every"] as? Int == 1, "BYDAY=TU is its own weekday")
+        let reviews = list.filter { $0["title"] as? String == "Quarterly review" }.compactMap { $0["when"] as? String }.sorted()
+        #expect(reviews == ["2030-03-14T17:00:00+01:00", "2030-03-15T16:30:00+01:00"], "one per VALARM")
+        #expect(list.filter { $0["title"] as? String == "Quarterly review" }.allSatisfy { $0["every"] as? Int == 3 })
+    }
+
+    @Test func tasksRemindAtDueOrTheirAlarm() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "import", sample("tasks")])
+        #expect(result.status == 0, "a completed task is skipped, not refused: \(result)")
+        #expect(result.stderr.contains("Buy a new kettle") && result.stderr.contains("skipped"), "\(result)")
+        let list = try listed(session)
+        #expect(try notification(list, titled: "File the tax return")["when"] as? String == "2031-05-30T09:00:00+02:00")
+        #expect(try notification(list, titled: "Renew the passport")["when"] as? String == "2030-09-01T09:00:00")
+        #expect(list.count == 2)
+    }
+
+    @Test func malformedComponentsAreRefusedOneByOneAndTheRestImported() throws {
+        let session = try TestSession()
+        let result = try session.run(["chime", "import", sample("malformed")])
+        #expect(result.status == 1, "\(result)")
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 6, "one line per bad component: \(result)")
+        for (uid, line) in [("byday", 10), ("nostart", 17), ("zone", 22), ("badbadge", 28), ("past", 45), ("garbage", 51)] {
+            #expect(errors.contains { $0.contains("UID \(uid)@example.org, line \(line))") }, "\(uid): \(result)")
+        }
+        #expect(result.stderr.contains("RRULE 'FREQ=WEEKLY;BYDAY=MO,WE'"), "\(result)")
+        #expect(result.stderr.contains("badge"), "chimed's reason is passed on: \(result)")
+        let titles = try listed(session).compactMap { $0["title"] as? String }
+        #expect(titles == ["Still imported"], "nothing of a refused component is stored")
+    }
+
+    @Test func unreadableFilesHaveTheirOwnExitStatus() throws {
+        let session = try TestSession()
+        let missing = try session.run(["chime", "import", session.directory.appendingPathComponent("none.ics").path])
+        #expect(missing.status == 66 && missing.stderr.split(separator: "\n").count == 1, "\(missing)")
+        let notes = session.directory.appendingPathComponent("notes.ics")
+        try "Just some notes\n".write(to: notes, atomically: true, encoding: .utf8)
+        let garbage = try session.run(["chime", "import", notes.path])
+        #expect(garbage.status == 65 && garbage.stderr.contains("not an iCalendar file"), "\(garbage)")
+        let stdin = try session.run(["chime", "import", "-"], stdin: try String(contentsOfFile: sample("tasks"), encoding: .utf8))
+        #expect(stdin.status == 0 && ids(stdin).count == 2, "- reads standard input: \(stdin)")
+    }
+
+    @Test func importEndsWhenChimedCannotBeReached() throws {
+        // A bus that cannot start chimed: no activation file.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("chime-no-services-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let session = try TestSession(serviceDirectory: empty)
+        let result = try session.run(["chime", "import", sample("tasks")])
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not reachable"), "\(result)")
+    }
+
+    @Test func exportThenImportKeepsEveryField() throws {
+        let session = try TestSession()
+        _ = try session.add(
+            "Tea, then: more; tea", "Line one\nline two, with \\ backslash", "--at", "2030-05-01 10:00", "--repeat", "week",
+            "--every", "2", "--sound", "bell", "--badge", "3", "--desktop-entry", "org.gnome.Calendar", "--category", "reminder",
+            "-u", "critical", "-A", "done=Done", "-A", "later=Later, maybe", "--user-info", "plant=fern; big", "--late-limit",
+            "10m", "-t", "5000", "--default-action", "Open", "-i", "dialog-information", "-a", "Garden", "--text-domain", "garden")
+        _ = try session.add("Zoned", "--at", "2030-05-01T10:00:00[America/New_York]")
+        _ = try session.add("Lunar", "--at", "2030-05-01 10:00", "--calendar", "hebrew", "--repeat", "month")
+        // Typed userInfo and button options only come over the bus.
+        let typed = try session.run([
+            "gdbus", "call", "--session", "-d", "io.github.chime.Chime", "-o", "/io/github/chime/Chime",
+            "-m", "io.github.chime.Scheduler1.Schedule",
+            "{'title': <'Typed'>, 'when': <'2030-05-01T10:00:00+02:00'>, 'repeat': <'hour'>, "
+                + "'userInfo': <{'n': <int64 5>, 'f': <2.5>, 'b': <true>, 's': <'a\\nb,c;d\\\\e:f'>}>, "
+                + "'actions': <[('k', 'Line\\nTwo')]>, "
+                + "'actionOptions': <{'k': {'destructive': <true>, 'activationMode': <'foreground'>}}>}",
+        ])
+        #expect(typed.status == 0, "\(typed)")
+        for name in ["thunderbird", "gnome-calendar", "google", "tasks"] {
+            #expect(try session.run(["chime", "import", sample(name)]).status == 0)
+        }
+        let before = try listed(session)
+
+        let exported = try session.run(["chime", "export", "--all"])
+        #expect(exported.status == 0 && exported.stderr.isEmpty, "\(exported)")
+        #expect(exported.stdout.contains("TZID:America/New_York\r\n"), "a VTIMEZONE under the plain IANA name")
+        #expect(exported.stdout.contains("X-CHIME-ACTION;X-CHIME-KEY=done:Done\r\n"), "\(exported.stdout)")
+        let file = session.directory.appendingPathComponent("all.ics")
+        try exported.stdout.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try session.run(["chime", "cancel", "--all"]).status == 0)
+        let imported = try session.run(["chime", "import", file.path])
+        #expect(imported.status == 0 && imported.stderr.isEmpty, "\(imported)")
+
+        func comparable(_ list: [[String: Any]]) -> [NSDictionary] {
+            let sorted = list.sorted { "\($0["title"] ?? "")|\($0["when"] ?? "")" < "\($1["title"] ?? "")|\($1["when"] ?? "")" }
+            return sorted.map { NSDictionary(dictionary: $0.filter { !["id", "created"].contains($0.key) }) }
+        }
+        let after = try listed(session)
+        #expect(after.count == before.count)
+        for (old, new) in zip(comparable(before), comparable(after)) {
+            #expect(old == new, "\(old)\nbecame\n\(new)")
+        }
+    }
+
+    /// libical, ICU and libstdc++ cost every command some 3 ms at start-up: only import and
+    /// export open it.
+    @Test func chimeIsNotLinkedWithLibical() throws {
+        let libraries = try Spawned(["ldd", binDirectory.appendingPathComponent("chime").path],
+                                    environment: ProcessInfo.processInfo.environment).finish()
+        #expect(libraries.status == 0 && libraries.stdout.contains("libdbus-1"), "\(libraries)")
+        #expect(!libraries.stdout.contains("libical"), "\(libraries)")
+    }
+
+    @Test func exportNamesWhatItCannotSay() throws {
+        let session = try TestSession()
+        let usage = try session.run(["chime", "export"])
+        #expect(usage.status == 64, "\(usage)")
+        let place = try session.add("Milk", "--on-network", "Office Wi-Fi")
+        let clock = try session.add("Stretch", "--in", "1h")
+        let result = try session.run(["chime", "export", place, clock])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains(place) && result.stderr.contains("place"), "\(result)")
+        #expect(result.stdout.contains("SUMMARY:Stretch") && !result.stdout.contains("Milk"), "\(result)")
+    }
+}
