@@ -11,14 +11,14 @@ import Logging
 final class SchedulerService {
     private let client: NotificationClient
     private let presenter: Presenter
-    private let store: Store
-    private let scheduler: Scheduler
-    private let commits: CommitQueue
+    let store: Store
+    let scheduler: Scheduler
+    let commits: CommitQueue
     private let badges: Badges
     private let presses: PressHandler
     private let signals: ServiceSignals
-    private let logger: Logger
-    private let now: () -> Date
+    let logger: Logger
+    let now: () -> Date
 
     init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
          commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
@@ -82,6 +82,8 @@ final class SchedulerService {
             (Scheduler1.historyOf, .now(historyOf)),
             (Scheduler1.nextFireTimes, .now(nextFireTimes)),
             (Scheduler1.nextFireTimestamps, .now(nextFireTimestamps)),
+            (Scheduler1.occurrences, .now(occurrences)),
+            (Scheduler1.skip, .later(skip)),
             (Scheduler1.status, .now(status)),
             (Scheduler1.setBadge, .later(setBadge)),
             (Scheduler1.getBadge, .now(getBadge)),

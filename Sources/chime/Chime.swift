@@ -25,6 +25,6 @@ struct Chime: ParsableCommand {
             chimed speaks another version of its D-Bus interface (restart it)
             """,
         version: chimeVersion,
-        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Log.self, Doctor.self]
+        subcommands: [Notify.self, Add.self, List.self, Show.self, Cancel.self, Next.self, Skip.self, Act.self, Badge.self, Log.self, Doctor.self]
     )
 }

@@ -113,6 +113,15 @@ extension Store {
                 CREATE INDEX notification_place ON notification(state) WHERE triggerKind = 'place';
                 """)
         }
+        migrator.registerMigration("v6: rrule") { db in
+            // A repeat's days, count and end as an RFC 5545 RRULE, and the indexes of skipped
+            // occurrences (comma-separated). Added columns only: older rows read them as NULL
+            // and keep repeating by repeatUnit and repeatCount, which stay written for every row.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN rrule TEXT;
+                ALTER TABLE notification ADD COLUMN skipped TEXT;
+                """)
+        }
         return migrator
     }
 }
