@@ -32,7 +32,7 @@ enum NotificationEncoding {
             entries.append((.repeat, .string(recurrence.unit.rawValue)))
             entries.append((.every, .uint32(UInt32(clamping: recurrence.count))))
             entries.append((.rrule, .string(recurrence.rrule(utc: notification.rule.trigger.isAbsolute))))
-            let skipped = notification.rule.skipped.sorted().compactMap { notification.rule.occurrence($0, systemZone: zone) }
+            let skipped = notification.rule.skippedInstants(systemZone: zone)
             if !skipped.isEmpty { entries.append((.skipped, .array(element: "x", skipped.map { .int64(seconds($0)) }))) }
         }
         if let next = notification.nextFire {

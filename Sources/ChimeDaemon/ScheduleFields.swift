@@ -101,7 +101,11 @@ struct ScheduleFields {
             throw FieldError("floating", "applies to wall-clock times; '\(when)' is an instant.")
         }
         let recurrence = try recurrence(for: trigger, now: now, systemZone: systemZone)
-        return try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+        if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
+            throw FieldError(repeatDetails.rrule != nil ? "rrule" : "until", "ends before the first occurrence, \(recurrence.rrule()) from \(when).")
+        }
+        return rule
     }
 
     /// A place trigger's rule; the keys that say when are refused beside it, as iOS does.

@@ -25,7 +25,10 @@ extension SchedulerService {
         guard let skipped = try pick(which, from: coming, zone: zone) else {
             throw .invalidArgs("occurrence: '\(which)' is none of the next occurrences of '\(notification.id)'; chime next ID lists them.")
         }
-        notification.rule.skipped.insert(skipped.index)
+        guard let local = notification.rule.wallClock(ofOccurrence: skipped.index, systemZone: zone) else {
+            throw .invalidArgs("occurrence: '\(which)' is none of the next occurrences of '\(notification.id)'.")
+        }
+        notification.rule.skipped.insert(local)
         let from = notification.nextFire ?? skipped.date
         let next = notification.rule.firstOccurrence(onOrAfter: min(from, skipped.date), systemZone: zone)
         notification.nextIndex = next?.index ?? skipped.index + 1

@@ -36,13 +36,13 @@ extension Store {
 }
 
 extension Store {
-    /// The skipped column: occurrence indexes, comma-separated; nil when none is skipped.
-    static func skippedText(_ skipped: Set<Int>) -> String? {
-        skipped.isEmpty ? nil : skipped.sorted().map(String.init).joined(separator: ",")
+    /// The skipped column: wall-clock times (2026-12-24T09:00:00), comma-separated; nil when none is skipped.
+    static func skippedText(_ skipped: Set<LocalDateTime>) -> String? {
+        skipped.isEmpty ? nil : skipped.sorted().map(\.description).joined(separator: ",")
     }
 
-    static func skipped(_ text: String?) -> Set<Int> {
-        Set((text ?? "").split(separator: ",").compactMap { Int($0) })
+    static func skipped(_ text: String?) -> Set<LocalDateTime> {
+        Set((text ?? "").split(separator: ",").compactMap { LocalDateTime(iso: String($0)) })
     }
 }
 

@@ -50,7 +50,7 @@ extension Store {
     }
 
     /// Records the occurrences of `id` skipped without ending it, and the next one left.
-    public func skip(id: String, skipped: Set<Int>, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
+    public func skip(id: String, skipped: Set<LocalDateTime>, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
         try transaction.db.execute(
             sql: "UPDATE notification SET skipped = ?, nextIndex = ?, nextFire = ?, state = ? WHERE id = ?",
             arguments: [Self.skippedText(skipped), nextIndex, nextFire?.timeIntervalSince1970,

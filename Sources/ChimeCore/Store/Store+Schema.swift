@@ -114,8 +114,8 @@ extension Store {
                 """)
         }
         migrator.registerMigration("v6: rrule") { db in
-            // A repeat's days, count and end as an RFC 5545 RRULE, and the indexes of skipped
-            // occurrences (comma-separated). Added columns only: older rows read them as NULL
+            // A repeat's days, count and end as an RFC 5545 RRULE, and the wall-clock times of
+            // skipped occurrences (its EXDATE, comma-separated). Added columns only: older rows read them as NULL
             // and keep repeating by repeatUnit and repeatCount, which stay written for every row.
             try db.execute(sql: """
                 ALTER TABLE notification ADD COLUMN rrule TEXT;

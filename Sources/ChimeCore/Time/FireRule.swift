@@ -35,8 +35,10 @@ public struct FireRule: Hashable, Sendable {
     public var recurrence: Recurrence?
     /// A Foundation calendar identifier's name, such as `gregorian` or `hebrew`.
     public var calendar: String
-    /// The indexes of occurrences skipped without ending the series (RFC 5545 EXDATE).
-    public var skipped: Set<Int> = []
+    /// The occurrences skipped without ending the series (RFC 5545 EXDATE), as wall-clock
+    /// times on the rule's own clock (UTC for an instant), so that they stay put when the
+    /// rule around them changes and fit no occurrence they were not.
+    public var skipped: Set<LocalDateTime> = []
 
     /// Checks the zone, the calendar and the wall-clock time, naming the field at fault.
     ///
@@ -96,10 +98,25 @@ public struct FireRule: Hashable, Sendable {
         frame(systemZone).flatMap { unskipped($0.firstOccurrence(from: instant, inclusive: true), $0) }
     }
 
+    /// The n-th occurrence's wall-clock time on the rule's own clock, as ``skipped`` holds it.
+    public func wallClock(ofOccurrence n: Int, systemZone: TimeZone) -> LocalDateTime? {
+        frame(systemZone)?.local(n)
+    }
+
+    /// The instants of the skipped occurrences, earliest first.
+    public func skippedInstants(systemZone: TimeZone) -> [Date] {
+        guard let frame = frame(systemZone) else { return [] }
+        return skipped.sorted().map(frame.instant)
+    }
+
+    private func isSkipped(_ n: Int, _ frame: Frame) -> Bool {
+        !skipped.isEmpty && frame.local(n).map(skipped.contains) == true
+    }
+
     /// The first occurrence from `found` on that is not skipped.
     private func unskipped(_ found: (index: Int, date: Date)?, _ frame: Frame) -> (index: Int, date: Date)? {
         guard var (index, date) = found else { return nil }
-        while skipped.contains(index) {
+        while isSkipped(index, frame) {
             index += 1
             guard let next = frame.occurrence(index) else { return nil }
             date = next
@@ -117,7 +134,7 @@ public struct FireRule: Hashable, Sendable {
         while found.count < count, budget > 0, let next = frame.occurrence(n + 1) {
             n += 1
             budget -= 1
-            if next > date, !skipped.contains(n) {
+            if next > date, !isSkipped(n, frame) {
                 found.append((n, next))
                 date = next
             }
