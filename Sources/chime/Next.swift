@@ -37,11 +37,8 @@ struct Next: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         let count = number ?? UInt32(clamping: min(rule.count ?? 5, Int(Limits.nextFireCount.upperBound)))
-        let times = if let id = NextOfScheduled.id(time, rule) {
-            try NextOfScheduled.times(client, id: id, count: count)
-        } else {
-            try client.nextFireTimestamps(when: time.joined(separator: " "), options: rule.options, count: count)
-        }
+        let scheduled = try NextOfScheduled.id(time, rule).flatMap { try NextOfScheduled.times(client, id: $0, count: count) }
+        let times = try scheduled ?? client.nextFireTimestamps(when: time.joined(separator: " "), options: rule.options, count: count)
         if json {
             print(JSONText.array(times.map { .object([("time", .string(HumanText.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())

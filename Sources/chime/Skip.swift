@@ -44,8 +44,13 @@ enum NextOfScheduled {
     }
 
     /// Its next `count` fire times; says so and ends with status 1 when nothing is to come.
-    static func times(_ client: SchedulerClient, id: String, count: UInt32) throws -> [Int64] {
-        let reply = try client.callOrFail(Scheduler1.occurrences, [.string(id), .uint32(count)], about: id)
+    /// Nil for digits that name no notification: a date such as 20301231 is shaped as an id too.
+    static func times(_ client: SchedulerClient, id: String, count: UInt32) throws -> [Int64]? {
+        let reply: [Value]
+        do { reply = try client.call(Scheduler1.occurrences, [.string(id), .uint32(count)]) } catch {
+            if error.name == ChimeError.notFound, id.allSatisfy(\.isNumber) { return nil }
+            throw client.failure(error, calling: Scheduler1.occurrences, about: id)
+        }
         let times = (reply.first?.arrayElements ?? []).compactMap(\.integerValue)
         if times.isEmpty { throw fail(localized("never: nothing of '%1$s' is to come.", id), ExitStatus.failure) }
         return times

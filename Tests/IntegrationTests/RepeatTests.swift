@@ -53,6 +53,13 @@ struct RepeatTests {
         ])
     }
 
+    /// Eight digits are shaped as an id too; when no notification has them, they are a time.
+    @Test func digitsThatAreNoIdAreReadAsATime() throws {
+        let session = try TestSession()
+        let next = try session.run(["chime", "next", "20301231"])
+        #expect(!next.stderr.contains("No notification has the id"), "\(next)")
+    }
+
     @Test(arguments: [
         ("'on': <'thursdays'>", "on: 'thursdays' is not a day to repeat on"),
         ("'on': <'mon'>, 'repeat': <'month'>", "on: weekdays need a weekly repeat."),

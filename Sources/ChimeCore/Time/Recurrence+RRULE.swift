@@ -28,7 +28,7 @@ extension Recurrence {
         if let limit, !(1...1_000_000).contains(limit) {
             throw FieldError(field ?? "count", "must be between 1 and 1000000, not \(limit).")
         }
-        if let problem = until?.problem { throw FieldError(field ?? "until", "'\(until!)' is not a valid date: \(problem)") }
+        if let until, let problem = until.problem { throw FieldError(field ?? "until", "'\(until)' is not a valid date: \(problem)") }
         self.days = unique
         self.limit = limit
         self.until = until
