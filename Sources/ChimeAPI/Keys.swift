@@ -5,6 +5,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
     case userInfo, textDomain
     case actionOptions
     case when, `repeat`, every, zone, floating, calendar, lateLimit
+    case on, until, count, rrule, skipped
     case id, state, nextFire, nextFireLocal, lastFired, fireCount, created, origin, completed
     case lateBy
     case region, regionTriggersOnce, network
@@ -28,6 +29,8 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .title, .body, .urgency, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .expires, .badge,
              .actions, .hints, .userInfo, .textDomain, .actionOptions: .alert
         case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit: .schedule
+        case .on, .until, .count, .rrule: .schedule
+        case .skipped: .state
         case .id, .state, .nextFire, .nextFireLocal, .lastFired, .fireCount, .created, .origin, .completed: .state
         case .lateBy: .fired
         case .region, .regionTriggersOnce, .network: .place
@@ -69,6 +72,13 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .floating: "b"
         case .calendar: "s: gregorian, hebrew, islamic, ..."
         case .lateLimit: "seconds, or s duration such as \"10m\""
+        case .on: "s, with repeat: weekdays of a weekly repeat (\"mon,wed,fri\", \"weekdays\", \"weekends\"), or days of a "
+            + "monthly one (\"2nd tue\", \"last fri\", \"last-day\")"
+        case .until: "s, with repeat: the last date (all of that day) or time an occurrence may have, as when takes it"
+        case .count: "integer >= 1, with repeat: how many occurrences in all, skipped ones included"
+        case .rrule: "s: an RFC 5545 RRULE instead of repeat, every, on, until and count: FREQ, INTERVAL, COUNT, UNTIL, "
+            + "BYDAY (MO, or 1TU to 4TU and -1TU with FREQ=MONTHLY), BYMONTHDAY=-1, WKST=MO; Get and List return it for every repeat"
+        case .skipped: "ax: Unix times of the occurrences skipped with Skip"
         case .id: "s"
         case .state: "s: scheduled; done once nothing is to come; pending (List only) when due and waiting for a notification server; "
             + "waiting: a place whose location source (GeoClue for a region, NetworkManager for a network) is not on the system bus "

@@ -64,6 +64,15 @@ public enum Scheduler1 {
     public static let nextFireTimestamps = MethodDeclaration(
         "NextFireTimestamps", in: ["when": "s", "options": "a{ss}", "count": "u"], out: ["times": "ax"],
         "NextFireTimes as Unix seconds, for programs that write times in their own way.")
+    public static let occurrences = MethodDeclaration(
+        "Occurrences", in: ["id": "s", "count": "u"], out: ["times": "ax"],
+        "The next count (1 to 1000) fire times of a scheduled notification as Unix seconds, skipped ones left out; "
+            + "empty once nothing is to come; NotFound when there is none with that id.")
+    public static let skip = MethodDeclaration(
+        "Skip", in: ["id": "s", "occurrence": "s"], out: ["time": "x"],
+        "Skips one occurrence of a repeat without ending it (RFC 5545 EXDATE): occurrence is \"\" for the next one, N for "
+            + "the N-th of Occurrences, a date (2026-12-24) for the first on that day, or a time as when takes it; returns "
+            + "the time skipped. Skipped ones still count towards count.")
     public static let status = MethodDeclaration(
         "Status", out: ["status": "a{sv}"],
         "The daemon's state, for chime doctor: " + describe(StatusKey.allCases.map { ($0.rawValue, $0.summary) }) + ".")
@@ -103,7 +112,7 @@ public enum Scheduler1 {
 
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
-        listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, status, setBadge, getBadge,
+        listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, occurrences, skip, status, setBadge, getBadge,
         invokeAction, getAppSettings, update, updateSimple, snooze,
     ]
 

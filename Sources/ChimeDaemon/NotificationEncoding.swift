@@ -31,6 +31,9 @@ enum NotificationEncoding {
         if let recurrence = notification.rule.recurrence {
             entries.append((.repeat, .string(recurrence.unit.rawValue)))
             entries.append((.every, .uint32(UInt32(clamping: recurrence.count))))
+            entries.append((.rrule, .string(recurrence.rrule(utc: notification.rule.trigger.isAbsolute))))
+            let skipped = notification.rule.skippedInstants(systemZone: zone)
+            if !skipped.isEmpty { entries.append((.skipped, .array(element: "x", skipped.map { .int64(seconds($0)) }))) }
         }
         if let next = notification.nextFire {
             entries.append((.nextFire, .int64(seconds(next))))

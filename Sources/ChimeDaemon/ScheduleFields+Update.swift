@@ -15,12 +15,14 @@ extension ScheduleFields {
         if let text = repeatUnit, Self.endingRepeat.contains(text.lowercased()) {
             if every != nil { throw FieldError("every", "cannot be combined with repeat '\(text)', which ends the repeat.") }
             fields.repeatUnit = nil
-        } else if repeatUnit == nil, every != nil, let unit = existing.recurrence?.unit {
-            // A new count alone counts the unit the notification already repeats by.
+        } else if repeatUnit == nil, repeatDetails.rrule == nil, let unit = existing.recurrence?.unit,
+                  every != nil || repeatDetails.on != nil || repeatDetails.until != nil || repeatDetails.count != nil {
+            // A new count, days or end alone restate the unit the notification already repeats by.
             fields.repeatUnit = unit.rawValue
         }
         fields.calendar = calendar ?? existing.calendar
-        let changesRepeat = given.contains(NotificationKey.repeat.rawValue) || given.contains(NotificationKey.every.rawValue)
+        let repeatKeys: [NotificationKey] = [.repeat, .every, .on, .until, .count, .rrule]
+        let changesRepeat = repeatKeys.contains { given.contains($0.rawValue) }
         if when != nil || !place.given.isEmpty {
             let rule = try fields.rule(now: now, systemZone: systemZone)
             guard !changesRepeat, rule.trigger.place == nil else { return rule }
@@ -30,7 +32,7 @@ extension ScheduleFields {
         for key in [NotificationKey.zone, .floating] where given.contains(key.rawValue) {
             throw FieldError(key.rawValue, "needs when: give the time again with the clock it is read on.")
         }
-        let recurrence = changesRepeat ? try fields.recurrence() : existing.recurrence
+        let recurrence = changesRepeat ? try fields.recurrence(for: existing.trigger, now: now, systemZone: systemZone) : existing.recurrence
         return try FireRule(trigger: existing.trigger, recurrence: recurrence, calendar: fields.calendar ?? existing.calendar)
     }
 }

@@ -19,6 +19,8 @@ struct ScheduleFields {
     var zone: String?
     var floating = false
     var calendar: String?
+    /// `on`, `until`, `count` and `rrule`: what a repeat adds to its unit (ScheduleFields+Repeat).
+    var repeatDetails = RepeatFields()
     var lateLimit: TimeInterval?
     /// `region`, `network`, `regionTriggersOnce`: a place instead of `when`.
     var place = PlaceFields()
@@ -26,6 +28,11 @@ struct ScheduleFields {
     /// Takes a typed value; false for keys that are not schedule fields.
     mutating func set(_ key: String, typed value: Value) throws(FieldError) -> Bool {
         switch NotificationKey(rawValue: key) {
+        case .count?:
+            if let text = value.stringValue { return try set(key, text: text) }
+            guard let number = value.integerValue else { throw FieldError(key, "must be a whole number, not type '\(value.signature)'.") }
+            repeatDetails.count = Int(clamping: number)
+            return true
         case .every?, .lateLimit?:
             if let number = value.integerValue {
                 return try set(key, number: Double(number))
@@ -50,6 +57,7 @@ struct ScheduleFields {
     /// Takes a value written as text; false for keys that are not schedule fields.
     mutating func set(_ key: String, text: String) throws(FieldError) -> Bool {
         switch NotificationKey(rawValue: key) {
+        case .on?, .until?, .count?, .rrule?: try repeatDetails.set(key, text: text)
         case .when?: when = text
         case .repeat?: repeatUnit = text
         case .zone?: zone = text
@@ -92,28 +100,20 @@ struct ScheduleFields {
         if floating, case .absolute = trigger {
             throw FieldError("floating", "applies to wall-clock times; '\(when)' is an instant.")
         }
-        return try FireRule(trigger: trigger, recurrence: recurrence(), calendar: calendar ?? "gregorian")
-    }
-
-    /// How `repeat` and `every` say it repeats; nil fires once.
-    func recurrence() throws(FieldError) -> Recurrence? {
-        if let repeatUnit {
-            let interval = try Recurrence(parsing: repeatUnit, field: "repeat")
-            if every != nil, interval.count != 1 {
-                throw FieldError("every", "cannot be combined with repeat '\(repeatUnit)', which has a count of its own.")
-            }
-            return try Recurrence(unit: interval.unit, count: every ?? interval.count)
-        } else if every != nil {
-            throw FieldError("every", "needs repeat: every 30 of which unit?")
+        let recurrence = try recurrence(for: trigger, now: now, systemZone: systemZone)
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+        if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
+            throw FieldError(repeatDetails.rrule != nil ? "rrule" : "until", "ends before the first occurrence, \(recurrence.rrule()) from \(when).")
         }
-        return nil
+        return rule
     }
 
     /// A place trigger's rule; the keys that say when are refused beside it, as iOS does.
     private func placeRule(_ place: Place) throws(FieldError) -> FireRule {
         let key = place.isRegion ? NotificationKey.region : .network
         let dated: [(String, Bool)] = [
-            ("when", !(when ?? "").isEmpty), ("repeat", repeatUnit != nil), ("every", every != nil), ("zone", zone != nil),
+            ("when", !(when ?? "").isEmpty), ("repeat", repeatUnit != nil), ("every", every != nil), ("rrule", repeatDetails.rrule != nil),
+            ("on", repeatDetails.on != nil), ("until", repeatDetails.until != nil), ("count", repeatDetails.count != nil), ("zone", zone != nil),
             ("floating", floating), ("lateLimit", lateLimit != nil),
         ]
         if let (name, _) = dated.first(where: \.1) {

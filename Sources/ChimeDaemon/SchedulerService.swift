@@ -82,6 +82,8 @@ final class SchedulerService {
             (Scheduler1.historyOf, .now(historyOf)),
             (Scheduler1.nextFireTimes, .now(nextFireTimes)),
             (Scheduler1.nextFireTimestamps, .now(nextFireTimestamps)),
+            (Scheduler1.occurrences, .now(occurrences)),
+            (Scheduler1.skip, .later(skip)),
             (Scheduler1.status, .now(status)),
             (Scheduler1.setBadge, .later(setBadge)),
             (Scheduler1.getBadge, .now(getBadge)),

@@ -27,7 +27,7 @@ struct Chime: ParsableCommand {
             chimed speaks another version of its D-Bus interface (restart it)
             """,
         version: chimeVersion,
-        subcommands: [Notify.self, Add.self, Edit.self, Snooze.self, List.self, Show.self, Cancel.self, Next.self, Act.self, Badge.self, Log.self, Doctor.self,
-                      Import.self, Export.self]
+        subcommands: [Notify.self, Add.self, Edit.self, Snooze.self, List.self, Show.self, Cancel.self, Next.self, Skip.self, Act.self, Badge.self,
+                      Log.self, Doctor.self, Import.self, Export.self]
     )
 }

@@ -71,8 +71,10 @@ enum HumanText {
     // MARK: - Tables
 
     /// "every day", "every 2 weeks": a repeat rule's unit and step, in the session's language.
-    static func repetition(_ unit: String?, every: Int64?) -> String {
+    static func repetition(_ unit: String?, every: Int64?, rrule: String? = nil) -> String {
         guard let unit else { return "-" }
+        // Days, a count or an end say more than any phrase would: the RRULE shows them all.
+        if let rrule, rrule.contains(";BY") || rrule.contains(";COUNT") || rrule.contains(";UNTIL") { return rrule }
         let count = Int(clamping: every ?? 1)
         // One message per unit, since a unit's gender and plural differ by language.
         switch unit {

@@ -39,7 +39,7 @@ struct List: ParsableCommand {
                 fields[.id]?.stringValue ?? "",
                 fields[.state]?.stringValue == "pending" ? localized("pending")
                     : PlaceOptions.describe(fields) ?? HumanText.localTime(fields[.nextFire]?.integerValue),
-                HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue),
+                HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue, rrule: fields[.rrule]?.stringValue),
                 fields[.title]?.stringValue ?? "",
             ]
         }

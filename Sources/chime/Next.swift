@@ -1,3 +1,4 @@
+import ChimeAPI
 import JSON
 import ArgumentParser
 import Localization
@@ -18,24 +19,29 @@ struct Next: ParsableCommand {
               chime next 9:00 --repeat day --count 3
               chime next 2026-01-31 09:00 --repeat month --count 4
               chime next "mon 8:30" --repeat week --json
+              chime next 9:00 --repeat week --on mon,wed,fri -n 6
+              chime next 3kq9xw2m -n 10
             """
     )
 
-    @ArgumentParser.Argument(help: "The time, as chime add --at takes it (several words are joined).")
+    @ArgumentParser.Argument(help: "The time, as chime add --at takes it (several words are joined), or the id of a scheduled notification.")
     var time: [String]
 
     @OptionGroup var rule: RuleOptions
 
-    @Option(help: "How many fire times to print.")
-    var count: UInt32 = 5
+    @Option(name: [.customShort("n"), .customLong("number")],
+            help: "How many fire times to print (default 5, or --count when that is given).")
+    var number: UInt32?
 
     @Flag(help: "Print JSON (an array of {\"time\", \"timestamp\"} objects) instead of lines.")
     var json = false
 
     func run() throws {
-        let times = try SchedulerClient.connectOrFail().nextFireTimestamps(
-            when: time.joined(separator: " "), options: rule.options, count: count)
-        guard !times.isEmpty else { throw fail(localized("never: in the past"), ExitStatus.failure) }
+        let client = try SchedulerClient.connectOrFail()
+        let count = number ?? UInt32(clamping: min(rule.count ?? 5, Int(Limits.nextFireCount.upperBound)))
+        let scheduled = try NextOfScheduled.id(time, rule).flatMap { try NextOfScheduled.times(client, id: $0, count: count) }
+        let times = try scheduled ?? client.nextFireTimestamps(when: time.joined(separator: " "), options: rule.options, count: count)
+        guard !times.isEmpty || scheduled != nil else { throw fail(localized("never: in the past"), ExitStatus.failure) }
         if json {
             print(JSONText.array(times.map { .object([("time", .string(HumanText.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())
@@ -52,6 +58,19 @@ struct RuleOptions: ParsableArguments {
 
     @Option(help: "Repeat every N units (with --repeat).")
     var every: Int?
+
+    @Option(help: ArgumentHelp("With --repeat week: mon,wed,fri, weekdays or weekends; with --repeat month: \"2nd tue\", "
+                               + "\"last fri\" or last-day.", valueName: "DAYS"))
+    var on: String?
+
+    @Option(help: ArgumentHelp("With --repeat: the last date (all of that day) or time it fires.", valueName: "DATE"))
+    var until: String?
+
+    @Option(help: "With --repeat: how many times it fires in all, skipped ones included.")
+    var count: Int?
+
+    @Option(help: ArgumentHelp("How it repeats, as an RFC 5545 RRULE, instead of --repeat and the options above.", valueName: "RRULE"))
+    var rrule: String?
 
     @Option(help: "Pin wall-clock times to an IANA time zone, such as America/New_York.")
     var zone: String?
@@ -71,6 +90,10 @@ struct RuleOptions: ParsableArguments {
         var options: [(String, String)] = []
         if let repeatUnit { options.append(("repeat", repeatUnit)) }
         if let every { options.append(("every", String(every))) }
+        if let on { options.append(("on", on)) }
+        if let until { options.append(("until", until)) }
+        if let count { options.append(("count", String(count))) }
+        if let rrule { options.append(("rrule", rrule)) }
         if let zone { options.append(("zone", zone)) }
         if floating { options.append(("floating", "true")) }
         if let calendar { options.append(("calendar", calendar)) }

@@ -40,7 +40,10 @@ struct Show: ParsableCommand {
         let continuation = "\n" + String(repeating: " ", count: width + 2)
         for ((key, value), label) in zip(entries, labels) {
             let isTime = NotificationKey(rawValue: key).map(Self.timeKeys.contains) ?? false
-            let text = isTime ? HumanText.localTime(value.unwrapped.integerValue) : HumanText.text(value)
+            let text = isTime ? HumanText.localTime(value.unwrapped.integerValue)
+                : key == NotificationKey.skipped.rawValue
+                ? (value.unwrapped.arrayElements ?? []).map { HumanText.localTime($0.integerValue) }.joined(separator: ", ")
+                : HumanText.text(value)
             let shown = HumanText.escaped(text, keepingNewlines: true).split(separator: "\n", omittingEmptySubsequences: false)
                 .joined(separator: continuation)
             // An empty value (no userInfo, say) leaves no trailing blank.

@@ -454,4 +454,37 @@ extension StoreTests {
         try store.write { db in _ = try store.insert(try place("milk"), in: db) }
         #expect(try store.scheduledPlaces().map(\.id) == ["milk"])
     }
+
+    @Test func aStoreFromBeforeRRulesKeepsItsRepeatsAndTakesNewOnes() throws {
+        let directory = Directory()
+        do {
+            let store = try Store(directory: directory.url)
+            var daily = try notification("daily", title: "Daily")
+            daily.rule.recurrence = try Recurrence(unit: .day, count: 2)
+            try store.write { db in _ = try store.insert(daily, in: db) }
+        }
+        // Back to a schema through v6, without the rrule and skipped columns.
+        do {
+            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            try database.write { db in
+                try db.execute(sql: """
+                    ALTER TABLE notification DROP COLUMN skipped;
+                    ALTER TABLE notification DROP COLUMN rrule;
+                    DELETE FROM grdb_migrations WHERE identifier = 'v7: rrule';
+                    """)
+            }
+            try database.close()
+        }
+        let store = try Store(directory: directory.url)
+        let kept = try #require(try store.notification(id: "daily"))
+        let everyOtherDay = try Recurrence(unit: .day, count: 2)
+        #expect(kept.alert.title == "Daily" && kept.rule.recurrence == everyOtherDay)
+        var weekly = try notification("weekly", title: "Weekly")
+        weekly.rule.recurrence = try Recurrence.parse(rrule: "FREQ=WEEKLY;BYDAY=MO,FR;COUNT=4").0
+        weekly.rule.skipped = [try #require(LocalDateTime(iso: "2027-01-15T08:00"))]
+        try store.write { db in _ = try store.insert(weekly, in: db) }
+        let read = try #require(try store.notification(id: "weekly"))
+        #expect(read.rule.recurrence?.rrule() == "FREQ=WEEKLY;BYDAY=MO,FR;COUNT=4")
+        #expect(read.rule.skipped == weekly.rule.skipped)
+    }
 }

@@ -10,11 +10,15 @@ extension Store {
                                          zone: row["triggerZone"], place: placeData.map { try decoder.decode(Place.self, from: $0) })
             .trigger
         let unit: String? = row["repeatUnit"]
+        let rrule: String? = row["rrule"]
         let recurrence = try unit.map { text throws -> Recurrence in
+            // Rows from before v6 have no rrule: their unit and count are the whole rule.
+            if let rrule { return try Recurrence.parse(rrule: rrule).0 }
             guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
             return try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
         }
-        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: FireRule.storedCalendar(row["calendar"]))
+        var rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: FireRule.storedCalendar(row["calendar"]))
+        rule.skipped = Self.skipped(row["skipped"])
         let alertData: Data = row["alert"]
         var notification = ScheduledNotification(
             id: row["id"], alert: try decoder.decode(Alert.self, from: alertData), rule: rule, lateLimit: row["lateLimit"],
@@ -28,6 +32,17 @@ extension Store {
         notification.state = ScheduledNotification.State(rawValue: row["state"]) ?? .done
         notification.presence = (row["placePresence"] as String?).flatMap(Presence.init(rawValue:))
         return notification
+    }
+}
+
+extension Store {
+    /// The skipped column: wall-clock times (2026-12-24T09:00:00), comma-separated; nil when none is skipped.
+    static func skippedText(_ skipped: Set<LocalDateTime>) -> String? {
+        skipped.isEmpty ? nil : skipped.sorted().map(\.description).joined(separator: ",")
+    }
+
+    static func skipped(_ text: String?) -> Set<LocalDateTime> {
+        Set((text ?? "").split(separator: ",").compactMap { LocalDateTime(iso: String($0)) })
     }
 }
 

@@ -14,8 +14,8 @@ extension Store {
         try transaction.db.cachedStatement(sql: """
             INSERT OR IGNORE INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
                 repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin, place,
-                placePresence)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                placePresence, rrule, skipped)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
                 trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
@@ -23,6 +23,7 @@ extension Store {
                 notification.nextIndex, notification.nextFire?.timeIntervalSince1970,
                 notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
                 notification.origin, try trigger.place.map { try encoder.encode($0) }, notification.presence?.rawValue,
+                notification.rule.recurrence?.rrule(), Self.skippedText(notification.rule.skipped),
             ])
         // The primary key refuses a taken id; the caller draws another.
         guard transaction.db.changesCount > 0 else { return false }
@@ -46,6 +47,14 @@ extension Store {
     public func reschedule(id: String, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
         try transaction.db.execute(sql: "UPDATE notification SET nextIndex = ?, nextFire = ? WHERE id = ?",
                                    arguments: [nextIndex, nextFire?.timeIntervalSince1970, id])
+    }
+
+    /// Records the occurrences of `id` skipped without ending it, and the next one left.
+    public func skip(id: String, skipped: Set<LocalDateTime>, nextIndex: Int, nextFire: Date?, in transaction: Transaction) throws {
+        try transaction.db.execute(
+            sql: "UPDATE notification SET skipped = ?, nextIndex = ?, nextFire = ?, state = ? WHERE id = ?",
+            arguments: [Self.skippedText(skipped), nextIndex, nextFire?.timeIntervalSince1970,
+                        (nextFire == nil ? ScheduledNotification.State.done : .scheduled).rawValue, id])
     }
 
     /// The notification `id` was snoozed from (itself when it is no copy, or unknown).

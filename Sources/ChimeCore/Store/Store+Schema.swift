@@ -111,6 +111,15 @@ extension Store {
             }
             try db.execute(sql: "DROP TABLE main.history")
         }
+        migrator.registerMigration("v7: rrule") { db in
+            // A repeat's days, count and end as an RFC 5545 RRULE, and the wall-clock times of
+            // skipped occurrences (its EXDATE, comma-separated). Added columns only: older rows read them as NULL
+            // and keep repeating by repeatUnit and repeatCount, which stay written for every row.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN rrule TEXT;
+                ALTER TABLE notification ADD COLUMN skipped TEXT;
+                """)
+        }
         return migrator
     }
 }

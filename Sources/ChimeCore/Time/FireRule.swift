@@ -36,6 +36,10 @@ public struct FireRule: Hashable, Sendable {
     public var recurrence: Recurrence?
     /// A Foundation calendar identifier's name, such as `gregorian` or `hebrew`.
     public var calendar: String
+    /// The occurrences skipped without ending the series (RFC 5545 EXDATE), as wall-clock
+    /// times on the rule's own clock (UTC for an instant), so that they stay put when the
+    /// rule around them changes and fit no occurrence they were not.
+    public var skipped: Set<LocalDateTime> = []
 
     /// Checks the zone, the calendar and the wall-clock time, naming the field at fault.
     ///
@@ -60,6 +64,10 @@ public struct FireRule: Hashable, Sendable {
             // A crossing fires it, not the calendar (regionTriggersOnce says how often).
             if recurrence != nil { throw FieldError("repeat", "applies to dates; a place fires at its crossings.") }
         }
+        // Days of a week or month are counted on the proleptic Gregorian calendar, as RFC 5545 does.
+        if recurrence?.days.isEmpty == false, ![.gregorian, .iso8601].contains(identifier) {
+            throw FieldError("on", "applies to the gregorian calendar only, not \(calendar).")
+        }
         self.trigger = trigger
         self.recurrence = recurrence
         self.calendar = Self.calendars.first { $0.identifier == identifier }?.name ?? calendar
@@ -80,7 +88,7 @@ public struct FireRule: Hashable, Sendable {
 
     /// The first occurrence strictly after `instant` (nil when a one-shot is past).
     public func nextOccurrence(after instant: Date, systemZone: TimeZone) -> Date? {
-        frame(systemZone)?.firstOccurrence(from: instant, inclusive: false)?.date
+        frame(systemZone).flatMap { unskipped($0.firstOccurrence(from: instant, inclusive: false), $0) }?.date
     }
 
     /// The first occurrence at or after `instant`, with its index.
@@ -88,26 +96,57 @@ public struct FireRule: Hashable, Sendable {
     /// The search starts from an estimate made on the wall clock, so its cost does not grow
     /// with the number of occurrences already past.
     public func firstOccurrence(onOrAfter instant: Date, systemZone: TimeZone) -> (index: Int, date: Date)? {
-        frame(systemZone)?.firstOccurrence(from: instant, inclusive: true)
+        frame(systemZone).flatMap { unskipped($0.firstOccurrence(from: instant, inclusive: true), $0) }
+    }
+
+    /// The n-th occurrence's wall-clock time on the rule's own clock, as ``skipped`` holds it.
+    public func wallClock(ofOccurrence n: Int, systemZone: TimeZone) -> LocalDateTime? {
+        frame(systemZone)?.local(n)
+    }
+
+    /// The instants of the skipped occurrences, earliest first.
+    public func skippedInstants(systemZone: TimeZone) -> [Date] {
+        guard let frame = frame(systemZone) else { return [] }
+        return skipped.sorted().map(frame.instant)
+    }
+
+    private func isSkipped(_ n: Int, _ frame: Frame) -> Bool {
+        !skipped.isEmpty && frame.local(n).map(skipped.contains) == true
+    }
+
+    /// The first occurrence from `found` on that is not skipped.
+    private func unskipped(_ found: (index: Int, date: Date)?, _ frame: Frame) -> (index: Int, date: Date)? {
+        guard var (index, date) = found else { return nil }
+        while isSkipped(index, frame) {
+            index += 1
+            guard let next = frame.occurrence(index) else { return nil }
+            date = next
+        }
+        return (index, date)
+    }
+
+    /// The next `count` occurrences at or after `instant` that are not skipped, with their indexes.
+    public func upcomingOccurrences(from instant: Date, count: Int, systemZone: TimeZone) -> [(index: Int, date: Date)] {
+        guard count > 0, let frame = frame(systemZone),
+              var (n, date) = unskipped(frame.firstOccurrence(from: instant, inclusive: true), frame)
+        else { return [] }
+        var found = [(n, date)]
+        var budget = Frame.stepLimit
+        while found.count < count, budget > 0, let next = frame.occurrence(n + 1) {
+            n += 1
+            budget -= 1
+            if next > date, !isSkipped(n, frame) {
+                found.append((n, next))
+                date = next
+            }
+        }
+        return found
     }
 
     /// The next `count` fire times at or after `instant`, each later than the one before
     /// (occurrences that share an instant fire once).
     public func upcoming(from instant: Date, count: Int, systemZone: TimeZone) -> [Date] {
-        guard count > 0, let frame = frame(systemZone),
-              var (n, date) = frame.firstOccurrence(from: instant, inclusive: true)
-        else { return [] }
-        var dates = [date]
-        var budget = Frame.stepLimit
-        while dates.count < count, budget > 0, let next = frame.occurrence(n + 1) {
-            n += 1
-            budget -= 1
-            if next > date {
-                dates.append(next)
-                date = next
-            }
-        }
-        return dates
+        upcomingOccurrences(from: instant, count: count, systemZone: systemZone).map(\.date)
     }
 
     private func frame(_ systemZone: TimeZone) -> Frame? {
@@ -187,8 +226,15 @@ private struct Frame {
     }
 
     func local(_ n: Int) -> LocalDateTime? {
+        guard let recurrence, recurrence.limit.map({ n < $0 }) ?? true else { return n == 0 ? start : nil }
+        guard let local = recurrence.days.isEmpty ? stepped(n, recurrence) : recurrence.dayOccurrence(n, from: start),
+              local.year <= 9999, recurrence.until.map({ local <= $0 }) ?? true
+        else { return nil }
+        return local
+    }
+
+    private func stepped(_ n: Int, _ recurrence: Recurrence) -> LocalDateTime? {
         guard n > 0 else { return n == 0 ? start : nil }
-        guard let recurrence else { return nil }
         let (steps, overflow) = n.multipliedReportingOverflow(by: recurrence.count)
         guard !overflow else { return nil }
         let local: LocalDateTime
@@ -202,7 +248,7 @@ private struct Frame {
             else { return nil }
             local = moved
         }
-        return local.year <= 9999 ? local : nil
+        return local
     }
 
     /// Ten thousand years, in seconds: no occurrence is further than that from the first.
@@ -267,7 +313,7 @@ private struct Frame {
         } else {
             units = calendar.count(years: recurrence.unit == .year, from: start, to: target)
         }
-        return max(0, units / recurrence.count - 1)
+        return max(0, units / recurrence.count - 1) * max(1, recurrence.days.count)
     }
 
 }

@@ -23,6 +23,13 @@ public struct Recurrence: Hashable, Sendable {
     public var unit: RepeatUnit
     /// Every `count` units; at least 1.
     public var count: Int
+    /// The days of each week or month it falls on (RFC 5545 BYDAY, BYMONTHDAY=-1); empty
+    /// repeats on the first occurrence's day.
+    public var days: [RepeatDay] = []
+    /// How many occurrences there are in all, skipped ones included (RFC 5545 COUNT).
+    public var limit: Int?
+    /// The last wall-clock time an occurrence may have, on the rule's own clock (RFC 5545 UNTIL).
+    public var until: LocalDateTime?
 
     /// Every `count` `unit`s; throws when `count` is below 1.
     public init(unit: RepeatUnit, count: Int = 1) throws(FieldError) {

@@ -16,6 +16,12 @@ public enum Trigger: Hashable, Sendable {
     /// A crossing of a place's edge; it has no due time and never repeats by the calendar.
     case place(Place)
 
+    /// Whether it is an instant, which repeats on UTC.
+    public var isAbsolute: Bool {
+        if case .absolute = self { return true }
+        return false
+    }
+
     /// The place, for a place trigger.
     public var place: Place? {
         if case .place(let place) = self { return place }

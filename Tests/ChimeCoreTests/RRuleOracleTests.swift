@@ -1,0 +1,185 @@
+import ChimeCore
+import Foundation
+import Testing
+
+/// Repeats checked against a second implementation: python-dateutil's rrule, on Python's
+/// zoneinfo, which reads a skipped wall-clock time with the offset before the jump and a
+/// repeated one as its first pass, as RFC 5545 and Chime do.
+struct RRuleOracleTests {
+    static let rules = [
+        "FREQ=WEEKLY;BYDAY=MO,WE,FR", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,SU", "FREQ=WEEKLY;BYDAY=SA,SU;UNTIL=20270601T020000",
+        "FREQ=MONTHLY;BYDAY=2TU", "FREQ=MONTHLY;BYDAY=-1SU", "FREQ=MONTHLY;BYDAY=1MO,3TH", "FREQ=MONTHLY;INTERVAL=3;BYDAY=-1FR",
+        "FREQ=MONTHLY;BYMONTHDAY=-1", "FREQ=DAILY;COUNT=30", "FREQ=WEEKLY;COUNT=20", "FREQ=MONTHLY;INTERVAL=2;COUNT=12",
+    ]
+    static let zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/Santiago", "Europe/Dublin"]
+    /// Times inside the gaps and overlaps of those zones, and one outside them.
+    static let starts = ["2026-03-01T02:30", "2026-09-20T01:15", "2026-11-25T09:00", "2026-10-01T02:15"]
+
+    @Test func fiftyOccurrencesAgreeWithDateutil() throws {
+        var cases: [OracleCase] = []
+        for zone in Self.zones {
+            for start in Self.starts {
+                for rule in Self.rules { cases.append(OracleCase(zone: zone, start: start, rrule: rule, skipped: [])) }
+            }
+        }
+        try agree(cases, about: "the fixed rules")
+    }
+
+    /// Rules drawn at random (the seed is in any failure; RRULE_SEED replays one): days of
+    /// weeks and months, intervals, counts, ends and skipped occurrences, in zones with and
+    /// without daylight saving.
+    @Test func randomRulesAgreeWithDateutil() throws {
+        let seed = ProcessInfo.processInfo.environment["RRULE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let cases = (0..<800).map { _ in OracleCase.random(using: &random) }
+        try agree(cases, about: "RRULE_SEED=\(seed)")
+    }
+
+    private func agree(_ cases: [OracleCase], about name: String) throws {
+        var built: [(FireRule, TimeZone)] = []
+        var lines: [String] = []
+        for item in cases {
+            var rule = try zoned(item.zone, item.start, item.rrule)
+            let zone = try #require(TimeZone(identifier: item.zone))
+            rule.skipped = Set(item.skipped.compactMap { rule.wallClock(ofOccurrence: $0, systemZone: zone) })
+            let exdates = rule.skipped.sorted().map(\.description).joined(separator: ",")
+            lines.append("\(item.zone)|\(item.start)|\(item.rrule)|\(exdates)")
+            built.append((rule, zone))
+        }
+        let answers = try dateutil(lines)
+        try #require(answers.count == built.count)
+        var disagreements = 0
+        for ((rule, zone), (line, answer)) in zip(built, zip(lines, answers)) {
+            let ours = rule.upcoming(from: .distantPast, count: 50, systemZone: zone).map { Int64($0.timeIntervalSince1970) }
+            if ours != answer {
+                disagreements += 1
+                if disagreements <= 5 { Issue.record("\(name) \(line): Chime \(ours.prefix(6))… dateutil \(answer.prefix(6))…") }
+            }
+        }
+        #expect(disagreements == 0, "\(disagreements) of \(cases.count) rules disagree (\(name))")
+    }
+
+    /// The first 50 occurrences of each `zone|start|rrule|exdates` line, as dateutil expands them.
+    private func dateutil(_ lines: [String]) throws -> [[Int64]] {
+        let script = """
+            import sys
+            from datetime import datetime
+            from zoneinfo import ZoneInfo
+            from dateutil.rrule import rrulestr, rruleset
+            for line in sys.stdin:
+                zone, start, text, exdates = line.rstrip("\\n").split("|")
+                tz = ZoneInfo(zone)
+                parts = [p for p in text.split(";") if not p.startswith("UNTIL=")]
+                until = [p[6:] for p in text.split(";") if p.startswith("UNTIL=")]
+                rule = rrulestr(";".join(parts), dtstart=datetime.fromisoformat(start).replace(tzinfo=tz))
+                if until:
+                    # Chime's UNTIL is on the rule's own clock: aware datetimes of one zone compare so.
+                    rule = rule.replace(until=datetime.strptime(until[0], "%Y%m%dT%H%M%S").replace(tzinfo=tz))
+                both = rruleset()
+                both.rrule(rule)
+                for exdate in filter(None, exdates.split(",")):
+                    both.exdate(datetime.fromisoformat(exdate).replace(tzinfo=tz))
+                out = []
+                for when in both:
+                    if len(out) == 50:
+                        break
+                    out.append(str(int(when.timestamp())))
+                print(" ".join(out))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python3 with dateutil failed (is python3-dateutil installed?)")
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            .map { $0.split(separator: " ").compactMap { Int64($0) } }
+    }
+}
+
+/// A rule for both implementations: a zone, a first wall-clock time, an RRULE, and the
+/// indexes of occurrences to skip.
+struct OracleCase {
+    var zone: String
+    var start: String
+    var rrule: String
+    var skipped: [Int]
+
+    private static let zones = [
+        "UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/Santiago", "Europe/Dublin",
+        "Pacific/Chatham", "America/Havana", "Asia/Tokyo",
+    ]
+    private static let weekdays = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+
+    static func random(using random: inout SplitMix64) -> OracleCase {
+        let zone = zones.randomElement(using: &random)!
+        var parts: [String] = []
+        var withDays = false
+        // Minute and hour repeats fire a gap's occurrences at the jump, where RFC 5545 moves
+        // each by the gap: they are compared where no clock jumps.
+        let frequencies = zone == "UTC" ? ["MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"]
+            : ["DAILY", "WEEKLY", "WEEKLY", "MONTHLY", "MONTHLY", "YEARLY"]
+        let frequency = frequencies.randomElement(using: &random)!
+        parts.append("FREQ=" + frequency)
+        if Bool.random(using: &random) { parts.append("INTERVAL=\(Int.random(in: 1...4, using: &random))") }
+        if frequency == "WEEKLY", Bool.random(using: &random) {
+            let days = weekdays.filter { _ in Bool.random(using: &random) }
+            parts.append("BYDAY=" + (days.isEmpty ? ["WE"] : days).joined(separator: ","))
+            withDays = true
+        } else if frequency == "MONTHLY", Int.random(in: 0..<3, using: &random) > 0 {
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                parts.append("BYMONTHDAY=-1")
+            } else {
+                var days: [String] = []
+                for _ in 0..<Int.random(in: 1...2, using: &random) {
+                    let day = weekdays.randomElement(using: &random)!
+                    let ordinal = [1, 2, 3, 4, -1].randomElement(using: &random)!
+                    // The 4th and the last of a weekday are refused together (they can be one date).
+                    if days.contains(where: { $0.hasSuffix(day) && ($0.hasPrefix("4") || $0.hasPrefix("-1")) }) { continue }
+                    if !days.contains("\(ordinal)\(day)") { days.append("\(ordinal)\(day)") }
+                }
+                parts.append("BYDAY=" + days.joined(separator: ","))
+            }
+            withDays = true
+        }
+        let year = Int.random(in: 2020...2030, using: &random)
+        let month = Int.random(in: 1...12, using: &random)
+        // Without days, Chime moves the 29th to 31st to a shorter month's last day where
+        // RFC 5545 leaves that month out (FireRule: month ends stay put).
+        let day = Int.random(in: 1...(withDays ? 31 : 28), using: &random)
+        let lastDay = [31, year % 4 == 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        let start = LocalDateTime(year: year, month: month, day: min(day, lastDay), hour: Int.random(in: 0...23, using: &random),
+                                  minute: [0, 15, 30, 45].randomElement(using: &random)!)
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: parts.append("COUNT=\(Int.random(in: 1...60, using: &random))")
+        case 1:
+            let span = ["MINUTELY": 3_000 * 60, "HOURLY": 300 * 3_600][frequency] ?? 3 * 366 * 86_400
+            let end = LocalDateTime(secondsAsUTC: start.secondsAsUTC + Int.random(in: 0...span, using: &random))
+            parts.append("UNTIL=" + end.description.filter { $0.isNumber || $0 == "T" })
+        default: break
+        }
+        let skipped = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0..<50, using: &random) }
+        return OracleCase(zone: zone, start: String(start.description.prefix(16)), rrule: parts.joined(separator: ";"), skipped: skipped)
+    }
+}
+
+/// A small seeded generator, so that a failing draw can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
