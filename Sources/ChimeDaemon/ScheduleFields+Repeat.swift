@@ -70,7 +70,7 @@ extension ScheduleFields {
 
     /// `until` on the rule's clock: a date alone (2026-12-31) takes all of that day, as an
     /// RRULE UNTIL that is a DATE does; anything else is read as `when` is.
-    private static func until(_ text: String, _ trigger: Trigger, _ now: Date, _ systemZone: TimeZone) throws(FieldError) -> LocalDateTime {
+    static func until(_ text: String, _ trigger: Trigger, _ now: Date, _ systemZone: TimeZone) throws(FieldError) -> LocalDateTime {
         let clock = clock(of: trigger, systemZone)
         if let day = LocalDateTime(iso: text.trimmingCharacters(in: .whitespaces) + "T23:59:59") {
             // An instant repeats on UTC, but the day a person names is one of their own zone.

@@ -7,32 +7,66 @@ extension ScheduleFields {
     /// What `repeat` may say in an Update to end a repeat, so the notification fires once more.
     static let endingRepeat: Set<String> = ["never", "none", "once"]
 
+    /// The keys that say how a notification repeats.
+    private static let repeatKeys: [NotificationKey] = [.repeat, .every, .on, .until, .count, .rrule]
+
     /// The rule `existing` becomes with these fields, read at `now` in `systemZone`; `given`
     /// are the keys the caller sent. A key not given keeps what `existing` says: a new
-    /// `when` keeps the repeat, a new `repeat` or `every` keeps the first occurrence.
+    /// `when` keeps the repeat, a new `repeat` or `rrule` restates it from the first
+    /// occurrence, and `every`, `on`, `until` or `count` alone change only that part of it.
     func rule(changing existing: FireRule, given: Set<String>, now: Date, systemZone: TimeZone) throws(FieldError) -> FireRule {
         var fields = self
         if let text = repeatUnit, Self.endingRepeat.contains(text.lowercased()) {
             if every != nil { throw FieldError("every", "cannot be combined with repeat '\(text)', which ends the repeat.") }
             fields.repeatUnit = nil
-        } else if repeatUnit == nil, repeatDetails.rrule == nil, let unit = existing.recurrence?.unit,
-                  every != nil || repeatDetails.on != nil || repeatDetails.until != nil || repeatDetails.count != nil {
-            // A new count, days or end alone restate the unit the notification already repeats by.
-            fields.repeatUnit = unit.rawValue
         }
         fields.calendar = calendar ?? existing.calendar
-        let repeatKeys: [NotificationKey] = [.repeat, .every, .on, .until, .count, .rrule]
-        let changesRepeat = repeatKeys.contains { given.contains($0.rawValue) }
+        let changesRepeat = Self.repeatKeys.contains { given.contains($0.rawValue) }
+        let refinesRepeat = changesRepeat && repeatUnit == nil && repeatDetails.rrule == nil
+        if refinesRepeat {
+            // Read against the existing repeat below, not as a new one without a unit.
+            fields.every = nil
+            fields.repeatDetails = RepeatFields()
+        }
+        var trigger = existing.trigger
         if when != nil || !place.given.isEmpty {
             let rule = try fields.rule(now: now, systemZone: systemZone)
-            guard !changesRepeat, rule.trigger.place == nil else { return rule }
-            return try FireRule(trigger: rule.trigger, recurrence: existing.recurrence, calendar: rule.calendar)
+            if rule.trigger.place != nil || (changesRepeat && !refinesRepeat) { return rule }
+            trigger = rule.trigger
+        } else {
+            // Which clock a time is read on belongs to the time: it is given with one.
+            for key in [NotificationKey.zone, .floating] where given.contains(key.rawValue) {
+                throw FieldError(key.rawValue, "needs when: give the time again with the clock it is read on.")
+            }
         }
-        // Which clock a time is read on belongs to the time: it is given with one.
-        for key in [NotificationKey.zone, .floating] where given.contains(key.rawValue) {
-            throw FieldError(key.rawValue, "needs when: give the time again with the clock it is read on.")
+        let recurrence: Recurrence?
+        if refinesRepeat {
+            recurrence = try refined(existing.recurrence, trigger: trigger, now: now, systemZone: systemZone)
+        } else if changesRepeat {
+            recurrence = try fields.recurrence(for: trigger, now: now, systemZone: systemZone)
+        } else {
+            recurrence = existing.recurrence
         }
-        let recurrence = changesRepeat ? try fields.recurrence(for: existing.trigger, now: now, systemZone: systemZone) : existing.recurrence
-        return try FireRule(trigger: existing.trigger, recurrence: recurrence, calendar: fields.calendar ?? existing.calendar)
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: fields.calendar ?? existing.calendar)
+        if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
+            throw FieldError(given.contains(NotificationKey.count.rawValue) ? "count" : "until",
+                             "ends before the first occurrence, \(recurrence.rrule()).")
+        }
+        return rule
+    }
+
+    /// `existing` with the parts of it these fields give (`every`, `on`, `until`, `count`).
+    private func refined(_ existing: Recurrence?, trigger: Trigger, now: Date, systemZone: TimeZone) throws(FieldError) -> Recurrence {
+        let details = repeatDetails
+        guard let existing else {
+            if every != nil { throw FieldError("every", "needs repeat: every 30 of which unit?") }
+            let name = details.on != nil ? "on" : details.until != nil ? "until" : "count"
+            throw FieldError(name, "needs repeat: it fires once; say how it repeats, e.g. repeat weekly.")
+        }
+        var changed = try Recurrence(unit: existing.unit, count: every ?? existing.count)
+        let days = try details.on.map { text throws(FieldError) in try RepeatDay.parse(text) } ?? existing.days
+        let until = try details.until.map { text throws(FieldError) in try Self.until(text, trigger, now, systemZone) } ?? existing.until
+        try changed.restrict(days: days, limit: details.count ?? existing.limit, until: until)
+        return changed
     }
 }

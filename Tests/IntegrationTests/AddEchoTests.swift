@@ -65,7 +65,7 @@ struct AddEchoTests {
         let json = try session.run(["chime", "next", "2020-01-01 10:00", "--json"])
         #expect(json.status == 1 && json.stderr == "chime: never: in the past\n", "\(json)")
         // A repeat started in the past still has a future.
-        let yearly = try session.run(["chime", "next", "2020-01-01", "10:00", "--repeat", "year", "--count", "1"])
+        let yearly = try session.run(["chime", "next", "2020-01-01", "10:00", "--repeat", "year", "-n", "1"])
         #expect(yearly.status == 0 && yearly.stdout.hasSuffix("-01-01 10:00\n"), "\(yearly)")
     }
 

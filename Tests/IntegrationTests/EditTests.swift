@@ -53,6 +53,22 @@ struct EditTests {
         #expect(fields["repeat"] == nil && fields["when"] as? String == "2031-03-01T09:30:00", "\(fields)")
     }
 
+    @Test func daysACountOrAnEndAloneChangeOnlyThatPartOfTheRepeat() throws {
+        let session = try TestSession()
+        let id = try session.add("Yoga", "--at", "2030-01-07 18:00", "--repeat", "week", "--every", "2")
+        #expect(try session.run(["chime", "edit", id, "--on", "mon,thu"]).status == 0)
+        #expect(try shown(session, id)["rrule"] as? String == "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH")
+        #expect(try session.run(["chime", "edit", id, "--count", "4"]).status == 0)
+        let fields = try shown(session, id)
+        #expect(fields["rrule"] as? String == "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=4", "\(fields)")
+        #expect(fields["when"] as? String == "2030-01-07T18:00:00", "\(fields)")
+
+        let once = try session.add("Once", "--at", "2030-01-07 18:00")
+        let refused = try session.run(["chime", "edit", once, "--on", "mon"])
+        #expect(refused.status == 64 && refused.stderr.contains("on"), "\(refused)")
+        #expect(try shown(session, once)["repeat"] == nil)
+    }
+
     @Test func aNewTimeRearmsTheTimer() throws {
         let session = try TestSession()
         // Moved later: it must not fire at its old time. Moved sooner: it must fire then.
