@@ -33,8 +33,10 @@ let package = Package(
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
-        // libical for chime import and chime export (.ics files), opened with dlopen when first needed.
+        // libical for .ics files (chime import/export, chimed's ImportICalendar/ExportICalendar), opened with dlopen when first needed.
         .target(name: "CICal"),
+        // iCalendar text to Schedule requests and back, for chime import/export and chimed's ImportICalendar/ExportICalendar.
+        .target(name: "ICS", dependencies: ["CICal", "DBus", "ChimeAPI", "Localization"]),
         // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
@@ -60,7 +62,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CGLib", "CDesktopLibs", "JSON", "Localization",
+                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CGLib", "CDesktopLibs", "ICS", "JSON", "Localization",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -72,7 +74,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "CICal", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),

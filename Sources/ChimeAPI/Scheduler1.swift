@@ -109,11 +109,21 @@ public enum Scheduler1 {
         "Closes notification id, on screen or on its way there, and shows it again at when, as its snooze buttons do: a duration "
             + "(10m, 1h30m) or a time (18:00, tomorrow 9:00) read now; returns the id of the one-shot copy that will "
             + "fire, whose origin is id. NotFound for an unknown id, \(ChimeError.notShown) for one not on screen.")
+    public static let importICalendar = MethodDeclaration(
+        "ImportICalendar", in: ["text": "s"], out: ["ids": "as", "refusals": "as"],
+        "Schedules the VEVENTs and VTODOs of an iCalendar (RFC 5545) text as chime import does: one notification per VALARM "
+            + "(or at DTSTART or DUE), the ids in order. Each component is imported whole or not at all; refusals has one "
+            + "sentence per component not imported or skipped, naming its SUMMARY, UID and line. InvalidArgs when the text "
+            + "is not iCalendar; a text is one string, so at most \(Limits.stringBytes) bytes.")
+    public static let exportICalendar = MethodDeclaration(
+        "ExportICalendar", in: ["ids": "as"], out: ["calendar": "s", "refusals": "as"],
+        "The notifications ids (every scheduled one when ids is empty) as an iCalendar text, as chime export writes it; "
+            + "refusals has one sentence per notification left out (one that fires at a place). NotFound for an unknown id.")
 
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, occurrences, skip, status, setBadge, getBadge,
-        invokeAction, getAppSettings, update, updateSimple, snooze,
+        invokeAction, getAppSettings, update, updateSimple, snooze, importICalendar, exportICalendar,
     ]
 
     /// The method called `name`, nil when there is none.

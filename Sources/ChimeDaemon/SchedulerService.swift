@@ -92,6 +92,8 @@ final class SchedulerService {
             (Scheduler1.update, .later(update)),
             (Scheduler1.updateSimple, .later(updateSimple)),
             (Scheduler1.snooze, .later(snooze)),
+            (Scheduler1.importICalendar, .later(importICalendar)),
+            (Scheduler1.exportICalendar, .now(exportICalendar)),
         ]
     }
 
@@ -134,12 +136,7 @@ final class SchedulerService {
     }
 
     private func schedule(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
-        var fields = ScheduleFields()
-        let alert = try AlertDecoding.decode(typed: try call.entries(0)) { key, value throws(FieldError) in
-            if try fields.place.set(key, typed: value) { return true }
-            return try fields.set(key, typed: value)
-        }
-        try schedule(alert, fields, responder)
+        schedule(try scheduledNotification(try call.entries(0), now: now(), zone: .current), responder)
     }
 
     private func scheduleSimple(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
@@ -151,24 +148,17 @@ final class SchedulerService {
             if try fields.place.set(key, text: text) { return true }
             return try fields.set(key, text: text)
         }
-        try schedule(alert, fields, responder)
+        schedule(try scheduledNotification(alert, fields, now: now(), zone: .current), responder)
     }
 
-    private func schedule(_ alert: Alert, _ fields: ScheduleFields, _ responder: Responder) throws(DBusError) {
-        let instant = now()
-        let zone = TimeZone.current
-        let rule: FireRule
-        do { rule = try fields.rule(now: instant, systemZone: zone) } catch { throw .invalidArgs(error.description) }
-        var notification = ScheduledNotification(
-            id: NotificationID.random(), alert: alert, rule: rule, lateLimit: fields.lateLimit, created: instant,
-            nextIndex: 0, nextFire: rule.occurrence(0, systemZone: zone)
-        )
+    private func schedule(_ notification: ScheduledNotification, _ responder: Responder) {
+        var notification = notification
         commits.stage({ db in
             while try !self.store.insert(notification, in: db) { notification.id = NotificationID.random() }
         }, done: { [unowned self] result in
             switch result {
             case .success:
-                self.logger.debug("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(alert.title)")
+                self.logger.debug("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(notification.alert.title)")
                 self.scheduler.add(notification)
                 responder.reply([.string(notification.id)])
             case .failure(let error):

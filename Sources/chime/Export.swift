@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
+import ICS
 import Localization
 
 /// `chime export`: scheduled notifications as an iCalendar file, for a calendar app or
@@ -34,24 +35,12 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        try ICalendar.load()
+        if let failure = CalendarText.loadFailure() { throw fail(failure, ExitStatus.unavailable) }
         let client = try SchedulerClient.connectOrFail()
         let chosen = all ? try client.list().compactMap { HumanText.fields($0)[.id]?.stringValue } : ids
-        var notifications: [[NotificationKey: Value]] = []
-        var leftOut = false
-        for id in chosen {
-            let fields = HumanText.fields(try client.get(id))
-            do {
-                _ = try ICalendar.export([fields])
-                notifications.append(fields)
-            } catch .stop(let status) {
-                throw status
-            } catch .refused(let reason), .skipped(let reason) {
-                writeError(reason + ".")
-                leftOut = true
-            }
-        }
-        print(try ICalendar.export(notifications), terminator: "")
-        if leftOut { throw ExitStatus.failure }
+        let (calendar, leftOut) = CalendarText.export(try chosen.map { try client.get($0) })
+        for sentence in leftOut { writeError(sentence) }
+        print(calendar, terminator: "")
+        if !leftOut.isEmpty { throw ExitStatus.failure }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
+import ICS
 import Glibc
 import Localization
 
@@ -39,32 +40,21 @@ struct Import: ParsableCommand {
     var file: String
 
     func run() throws {
-        try ICalendar.load()
+        if let failure = CalendarText.loadFailure() { throw fail(failure, ExitStatus.unavailable) }
         guard let text = Self.read(file) else {
             throw fail(localized("cannot read '%1$s': %2$s", file, String(cString: strerror(errno))), ExitCode(66))
         }
-        guard let calendar = ICalendar(text: text) else {
+        guard let components = CalendarText.components(of: text) else {
             throw fail(localized("'%1$s' is not an iCalendar file: it has no BEGIN:VCALENDAR.", file), ExitCode(65))
         }
-        defer { calendar.free() }
-        let components = calendar.reminders
-        let lines = ICalendar.componentLines(text)
         let client = try SchedulerClient.connectOrFail()
         var refused = 0
-        for (index, component) in components.enumerated() {
-            let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
+        for component in components {
             do {
-                try client.importPlan(try ICalendar.plan(component))
-            } catch .skipped(let reason) {
-                // TRANSLATORS: %1$s names a calendar entry, %2$s says why it is left out.
-                writeError(localized("%1$s: skipped: %2$s.", label, reason))
-            } catch .stop(let status) {
-                throw status
-            } catch .refused(let reason) {
-                refused += 1
-                let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-                // TRANSLATORS: %1$s names a calendar entry, %2$s says what is wrong with it.
-                writeError(localized("%1$s: not imported: %2$s.", label, reason))
+                try client.importPlan(try component.plan.get())
+            } catch let refusal as ImportRefusal {
+                if case .refused = refusal { refused += 1 }
+                writeError(refusal.sentence(component.label))
             }
         }
         if components.isEmpty { writeError(localized("'%1$s' has no VEVENT or VTODO to import.", file)) }
@@ -90,39 +80,23 @@ struct Import: ParsableCommand {
 
 extension SchedulerClient {
     /// Schedules every alarm of `plan`, or none: an alarm chimed refuses cancels those
-    /// already scheduled. Prints each id with what chimed understood.
-    func importPlan(_ plan: ImportPlan) throws(ImportRefusal) {
-        // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
-        var options: [(String, String)] = plan.fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
-        if let rule = plan.rule {
-            if (try? nextTimes(plan.whens[0], options + [("repeat", rule.text)])) != nil {
-                options.append(("repeat", rule.text))
-            } else if let unit = rule.unit {
-                options += [("repeat", unit), ("every", String(rule.every))]
-            } else {
-                throw .refused(localized("RRULE '%1$s' says more than Chime's repeats, every N minutes, hours, days, weeks, months or years", rule.text))
-            }
-        }
-        // Every alarm is read by chimed before any is stored; one that has passed is over.
-        var upcoming: [(when: String, next: Int64)] = []
-        for when in plan.whens {
-            do {
-                if let next = try nextTimes(when, options).first { upcoming.append((when, next)) }
+    /// already scheduled. Prints each id with what chimed understood. Throws
+    /// ``ImportRefusal`` for the component, an exit status when chimed is out of reach.
+    func importPlan(_ plan: ImportPlan) throws {
+        let requests = try plan.requests { when, options in
+            do throws(DBusError) {
+                let reply = try call(Scheduler1.nextFireTimestamps, [.string(when), .stringDictionary(options), .uint32(1)])
+                return (reply.first?.arrayElements ?? []).compactMap(\.integerValue).first
             } catch { throw refusal(error, Scheduler1.nextFireTimestamps) }
         }
-        guard !upcoming.isEmpty else { throw .skipped(localized("its time is past")) }
         var scheduled: [String] = [], echoes: [String] = []
-        let unit = options.first { $0.0 == "repeat" }?.1
-        let every = options.first { $0.0 == "every" }.flatMap { Int64($0.1) }
-        for (when, next) in upcoming {
-            let request = [("when", Value.string(when))] + plan.fields + options.filter { $0.0 != "calendar" }.map { key, text in
-                (key, key == "every" ? Value.uint32(UInt32(text) ?? 1) : .string(text))
-            }
-            do {
+        for (request, next) in requests {
+            do throws(DBusError) {
                 let id = try call(Scheduler1.schedule, [.variantDictionary(request)]).first?.stringValue ?? ""
                 scheduled.append(id)
-                let title = plan.fields.first?.1.stringValue ?? ""
-                echoes.append([id, HumanText.localTime(next), HumanText.repetition(unit, every: every), title].joined(separator: "  "))
+                let unit = request.first { $0.0 == "repeat" }?.1.stringValue
+                let every = request.first { $0.0 == "every" }?.1.integerValue
+                echoes.append([id, HumanText.localTime(next), HumanText.repetition(unit, every: every), plan.title].joined(separator: "  "))
             } catch {
                 for id in scheduled { _ = try? call(Scheduler1.cancel, [.string(id)]) }
                 throw refusal(error, Scheduler1.schedule)
@@ -133,14 +107,8 @@ extension SchedulerClient {
 
     /// chimed's answer to a bad request refuses the component; a chimed out of reach ends
     /// the import, as it ends every command (exit status 69).
-    private func refusal(_ error: DBusError, _ method: MethodDeclaration) -> ImportRefusal {
+    private func refusal(_ error: DBusError, _ method: MethodDeclaration) -> any Error {
         let refusals = [DBusError.invalidArgsName, ChimeError.failed, ChimeError.diskFull, ChimeError.busy]
-        return refusals.contains(error.name) ? .refused(error.message) : .stop(failure(error, calling: method))
-    }
-
-    /// The next fire time of `when` with the schedule `options`, as NextFireTimestamps answers.
-    private func nextTimes(_ when: String, _ options: [(String, String)]) throws(DBusError) -> [Int64] {
-        let reply = try call(Scheduler1.nextFireTimestamps, [.string(when), .stringDictionary(options), .uint32(1)])
-        return (reply.first?.arrayElements ?? []).compactMap(\.integerValue)
+        return refusals.contains(error.name) ? ImportRefusal.refused(error.message) : failure(error, calling: method)
     }
 }

@@ -6,7 +6,8 @@ import Localization
 /// An iCalendar (RFC 5545) text parsed by libical, owned until ``free()``.
 ///
 /// libical does the syntax (line folding, escaping, parameters, VTIMEZONE, RRULE); the
-/// mapping to Chime's keys is in ICalendar+Import.swift and ICalendar+Export.swift.
+/// mapping to Chime's keys is in ICalendar+Import.swift and ICalendar+Export.swift, one
+/// mapping for chime import/export and chimed's ImportICalendar/ExportICalendar.
 struct ICalendar {
     /// The parsed root: a VCALENDAR, or an XROOT holding several.
     let root: OpaquePointer
@@ -24,13 +25,11 @@ struct ICalendar {
 
     func free() { icalcomponent_free(root) }
 
-    /// Opens libical, or ends the command with a sentence and exit status 69.
-    static func load() throws {
-        guard chime_ical_available() != 0 else {
-            // TRANSLATORS: %1$s is the dynamic loader's reason, in English.
-            throw fail(localized("reading and writing iCalendar files needs libical 3 (libical.so.3): %1$s",
-                                 text(chime_ical_error()) ?? ""), ExitStatus.unavailable)
-        }
+    /// Opens libical; nil when it is open, else the sentence that says why not.
+    static func loadFailure() -> String? {
+        guard chime_ical_available() == 0 else { return nil }
+        // TRANSLATORS: %1$s is the dynamic loader's reason, in English.
+        return localized("reading and writing iCalendar files needs libical 3 (libical.so.3): %1$s", text(chime_ical_error()) ?? "")
     }
 
     /// The VEVENTs and VTODOs of every VCALENDAR, in the order of the file.

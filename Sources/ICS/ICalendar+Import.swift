@@ -1,35 +1,7 @@
 import CICal
-import ArgumentParser
 import ChimeAPI
 import DBus
 import Localization
-
-/// A VEVENT or VTODO read as Chime understands it: what Schedule is asked, one request
-/// per alarm (they are scheduled together or not at all).
-struct ImportPlan {
-    /// The fields every request shares: title, body, the X-CHIME ones.
-    var fields: [(String, Value)] = []
-    /// `when` of each request: an instant, a zoned or a floating wall-clock time.
-    var whens: [String] = []
-    var rule: RepeatRule?
-}
-
-/// An RRULE, and Chime's repeat keys for it when they say the same.
-struct RepeatRule {
-    /// As the file writes it, for a chimed whose repeat takes RRULE strings.
-    var text: String
-    /// `repeat` and `every`; nil when no unit and count say the rule.
-    var unit: String?
-    var every = 1
-}
-
-/// Why a component is not imported: `refused` counts as a failure, `skipped` does not;
-/// `stop` ends the command with that status (chimed cannot be reached).
-enum ImportRefusal: Error {
-    case refused(String)
-    case skipped(String)
-    case stop(ExitCode)
-}
 
 extension ICalendar {
     /// How a user finds the component in the file: `VEVENT "Dentist" (UID 42@x, line 12)`.

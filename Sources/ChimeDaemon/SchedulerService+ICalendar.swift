@@ -1,0 +1,111 @@
+import ChimeAPI
+import ChimeCore
+import DBus
+import Foundation
+import ICS
+
+/// `ImportICalendar` and `ExportICalendar`: chime import and chime export for any bus
+/// caller, through the same mapping (the ICS module). libical is opened by the first of
+/// these calls, never at start-up: a daemon that is never asked does not pay for it.
+extension SchedulerService {
+    func importICalendar(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
+        try Self.openLibical()
+        guard let components = CalendarText.components(of: call.string(0)) else {
+            throw .invalidArgs("text: not iCalendar: it has no BEGIN:VCALENDAR.")
+        }
+        let instant = now(), zone = TimeZone.current
+        var notifications: [ScheduledNotification] = [], refusals: [String] = []
+        // Every alarm of a component is decoded and checked before any is kept: a component
+        // is stored whole, in the one transaction below, or not at all.
+        for component in components {
+            do {
+                let requests = try component.plan.get().requests { when, options in
+                    try Self.firstFire(when, options, now: instant, zone: zone)
+                }
+                notifications += try requests.map { request, _ throws(DBusError) in
+                    try scheduledNotification(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
+                }
+            } catch let refusal as ImportRefusal {
+                refusals.append(refusal.sentence(component.label))
+            } catch let error as DBusError {
+                refusals.append(ImportRefusal.refused(error.message).sentence(component.label))
+            } catch {
+                refusals.append(ImportRefusal.refused("\(error)").sentence(component.label))
+            }
+        }
+        if components.isEmpty { refusals.append("text: it has no VEVENT or VTODO to import.") }
+        guard !notifications.isEmpty else { return responder.reply([.stringArray([]), .stringArray(refusals)]) }
+        commits.stage({ db in
+            for index in notifications.indices {
+                while try !self.store.insert(notifications[index], in: db) { notifications[index].id = NotificationID.random() }
+            }
+        }, done: { [unowned self] result in
+            switch result {
+            case .success:
+                for notification in notifications { self.scheduler.add(notification) }
+                self.logger.info("Imported \(notifications.count) from iCalendar, \(refusals.count) components not.")
+                responder.reply([.stringArray(notifications.map(\.id)), .stringArray(refusals)])
+            case .failure(let error):
+                responder.fail(.refused("Nothing imported", error))
+            }
+        })
+    }
+
+    func exportICalendar(_ call: MethodCall) throws(DBusError) -> [Value] {
+        try Self.openLibical()
+        guard let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) else { throw .invalidArgs("ids: expected as.") }
+        var chosen: [ScheduledNotification] = []
+        if ids.isEmpty {
+            chosen = try commits.read { () throws(StoreError) in try store.scheduled() }
+        }
+        for id in ids {
+            guard let notification = try commits.read({ () throws(StoreError) in try store.notification(id: id) }) else {
+                throw ChimeError.notFound(id)
+            }
+            chosen.append(notification)
+        }
+        let zone = TimeZone.current
+        let (calendar, leftOut) = CalendarText.export(chosen.map { NotificationEncoding.entries($0, zone: zone).map { (key: $0.0, value: $0.1) } })
+        return [.string(calendar), .stringArray(leftOut)]
+    }
+
+    /// Failed, with the loader's reason, when libical 3 is not installed.
+    private static func openLibical() throws(DBusError) {
+        if let failure = CalendarText.loadFailure() { throw .failed(failure + ".") }
+    }
+
+    /// What NextFireTimestamps would answer with a count of 1, as ``ImportPlan`` asks it.
+    private static func firstFire(_ when: String, _ options: [(String, String)], now: Date, zone: TimeZone) throws -> Int64? {
+        do throws(FieldError) {
+            let options = options.map { (key: $0.0, value: $0.1) }
+            return try ScheduleFields.upcoming(when: when, options: options, count: 1, now: now, systemZone: zone).first
+                .map(NotificationEncoding.seconds)
+        } catch {
+            throw ImportRefusal.refused(error.description)
+        }
+    }
+
+    // MARK: - Schedule's requests
+
+    /// A Schedule request as the notification it asks for, not yet stored; InvalidArgs names the key at fault.
+    func scheduledNotification(_ entries: [(key: String, value: Value)], now instant: Date, zone: TimeZone)
+        throws(DBusError) -> ScheduledNotification {
+        var fields = ScheduleFields()
+        let alert = try AlertDecoding.decode(typed: entries) { key, value throws(FieldError) in
+            if try fields.place.set(key, typed: value) { return true }
+            return try fields.set(key, typed: value)
+        }
+        return try scheduledNotification(alert, fields, now: instant, zone: zone)
+    }
+
+    /// The notification `alert` and `fields` ask for, with a fresh id, not yet stored.
+    func scheduledNotification(_ alert: Alert, _ fields: ScheduleFields, now instant: Date, zone: TimeZone)
+        throws(DBusError) -> ScheduledNotification {
+        let rule: FireRule
+        do { rule = try fields.rule(now: instant, systemZone: zone) } catch { throw .invalidArgs(error.description) }
+        return ScheduledNotification(
+            id: NotificationID.random(), alert: alert, rule: rule, lateLimit: fields.lateLimit, created: instant,
+            nextIndex: 0, nextFire: rule.occurrence(0, systemZone: zone)
+        )
+    }
+}

@@ -1,0 +1,125 @@
+import ChimeAPI
+import DBus
+import Localization
+
+/// A VEVENT or VTODO read as Chime understands it: what Schedule is asked, one request
+/// per alarm (they are scheduled together or not at all).
+public struct ImportPlan {
+    /// The fields every request shares: title, body, the X-CHIME ones.
+    var fields: [(String, Value)] = []
+    /// `when` of each request: an instant, a zoned or a floating wall-clock time.
+    var whens: [String] = []
+    var rule: RepeatRule?
+
+    /// The title every request shows.
+    public var title: String { fields.first { $0.0 == "title" }?.1.stringValue ?? "" }
+
+    /// The Schedule request of each alarm still to come, with its first fire time, or the
+    /// reason none is made.
+    ///
+    /// `firstFire` answers as chimed's NextFireTimestamps does: the first fire time of
+    /// `when` with text options, nil when none is to come, ``ImportRefusal/refused(_:)``
+    /// with chimed's sentence when it cannot read them. The CLI asks chimed over the bus,
+    /// chimed asks itself: both ask the same questions in the same order. Any other error
+    /// it throws is passed on.
+    public func requests(firstFire: (_ when: String, _ options: [(String, String)]) throws -> Int64?)
+        throws -> [(request: [(String, Value)], next: Int64)] {
+        // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
+        var options: [(String, String)] = fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
+        if let rule {
+            if (try? firstFire(whens[0], options + [("repeat", rule.text)])) != nil {
+                options.append(("repeat", rule.text))
+            } else if let unit = rule.unit {
+                options += [("repeat", unit), ("every", String(rule.every))]
+            } else {
+                throw ImportRefusal.refused(localized(
+                    "RRULE '%1$s' says more than Chime's repeats, every N minutes, hours, days, weeks, months or years", rule.text))
+            }
+        }
+        // Every alarm is read before any is scheduled; one that has passed is over.
+        var upcoming: [(when: String, next: Int64)] = []
+        for when in whens {
+            if let next = try firstFire(when, options) { upcoming.append((when, next)) }
+        }
+        guard !upcoming.isEmpty else { throw ImportRefusal.skipped(localized("its time is past")) }
+        let scheduling = options.filter { $0.0 != "calendar" }.map { key, text in
+            (key, key == "every" ? Value.uint32(UInt32(text) ?? 1) : .string(text))
+        }
+        return upcoming.map { ([("when", .string($0.when))] + fields + scheduling, $0.next) }
+    }
+}
+
+/// An RRULE, and Chime's repeat keys for it when they say the same.
+struct RepeatRule {
+    /// As the file writes it, for a chimed whose repeat takes RRULE strings.
+    var text: String
+    /// `repeat` and `every`; nil when no unit and count say the rule.
+    var unit: String?
+    var every = 1
+}
+
+/// Why a component is not imported: `refused` counts as a failure, `skipped` does not.
+public enum ImportRefusal: Error {
+    /// It cannot be imported: the sentence says why.
+    case refused(String)
+    /// It has nothing to remind of (cancelled, completed, past): the sentence says why.
+    case skipped(String)
+
+    /// The one sentence that names the component (its label) and says why.
+    public func sentence(_ label: String) -> String {
+        switch self {
+        case .skipped(let reason):
+            // TRANSLATORS: %1$s names a calendar entry, %2$s says why it is left out.
+            return localized("%1$s: skipped: %2$s.", label, reason)
+        case .refused(let reason):
+            let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            // TRANSLATORS: %1$s names a calendar entry, %2$s says what is wrong with it.
+            return localized("%1$s: not imported: %2$s.", label, reason)
+        }
+    }
+}
+
+/// One VEVENT or VTODO of an iCalendar text: how a reader finds it, and what it asks.
+public struct ImportComponent {
+    /// `VEVENT "Dentist" (UID 42@x, line 12)`.
+    public let label: String
+    /// What Schedule is asked, or why nothing is.
+    public let plan: Result<ImportPlan, ImportRefusal>
+}
+
+/// iCalendar text in and out, as chime import/export and chimed's ImportICalendar and
+/// ExportICalendar read and write it: one mapping for both.
+public enum CalendarText {
+    /// Opens libical if it is not open yet; nil once it is, else the sentence that says why not.
+    public static func loadFailure() -> String? { ICalendar.loadFailure() }
+
+    /// The VEVENTs and VTODOs of `text`, in its order; nil when it holds no iCalendar object.
+    /// libical must be open (``loadFailure()``).
+    public static func components(of text: String) -> [ImportComponent]? {
+        guard let calendar = ICalendar(text: text) else { return nil }
+        defer { calendar.free() }
+        let components = calendar.reminders
+        let lines = ICalendar.componentLines(text)
+        return components.enumerated().map { index, component in
+            let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
+            return ImportComponent(label: label, plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component) })
+        }
+    }
+
+    /// A VCALENDAR of the `notifications` (each as `Get` describes it) that iCalendar can
+    /// say, and a sentence for each one left out. libical must be open (``loadFailure()``).
+    public static func export(_ notifications: [[(key: String, value: Value)]]) -> (calendar: String, leftOut: [String]) {
+        var kept: [[NotificationKey: Value]] = [], leftOut: [String] = []
+        for entries in notifications {
+            var fields: [NotificationKey: Value] = [:]
+            for (key, value) in entries { if let key = NotificationKey(rawValue: key), fields[key] == nil { fields[key] = value.unwrapped } }
+            do throws(ImportRefusal) {
+                _ = try ICalendar.export([fields])
+                kept.append(fields)
+            } catch {
+                switch error { case .refused(let reason), .skipped(let reason): leftOut.append(reason + ".") }
+            }
+        }
+        return ((try? ICalendar.export(kept)) ?? "", leftOut)
+    }
+}
