@@ -108,7 +108,7 @@ public enum Scheduler1 {
         "Snooze", in: ["id": "s", "when": "s"], out: ["copy": "s"],
         "Closes notification id, on screen or on its way there, and shows it again at when, as its snooze buttons do: a duration "
             + "(10m, 1h30m) or a time (18:00, tomorrow 9:00) read now; returns the id of the one-shot copy that will "
-            + "fire, whose origin is id. NotFound for an unknown id, \(ChimeError.notShown) for one not on screen.")
+            + "fire, whose origin is id. NotFound for an unknown id, \(ChimeError.notShown) for one not on screen or already pressed or snoozed.")
     public static let importICalendar = MethodDeclaration(
         "ImportICalendar", in: ["text": "s"], out: ["ids": "as", "refusals": "as"],
         "Schedules the VEVENTs and VTODOs of an iCalendar (RFC 5545) text as chime import does: one notification per VALARM "

@@ -157,6 +157,23 @@ final class Presenter {
         latest[id].flatMap { deliveries[$0] }?.stored.alert
     }
 
+    /// The alert of `id` on screen or on its way there, taken for a snooze: its popups
+    /// count as pressed, so a button press or a second snooze arriving before the copy
+    /// is stored does not make another. nil when none is there to take, or a press has.
+    func claim(id: String) -> Alert? {
+        guard let alert = alert(for: id) else { return nil }
+        let popups = deliveries.values.filter { $0.id == id }
+        guard !popups.contains(where: \.pressed) else { return nil }
+        for delivery in popups { delivery.pressed = true }
+        return alert
+    }
+
+    /// Gives back what ``claim(id:)`` took, after a snooze that could not be stored: the
+    /// popup stays, and its buttons work again.
+    func release(id: String) {
+        for delivery in deliveries.values where delivery.id == id { delivery.pressed = false }
+    }
+
     /// Notifications due and waiting (for a server, a free slot or their next try), oldest
     /// first; not those whose `Notify` is in flight.
     var waiting: [StoredDelivery] {

@@ -12,9 +12,13 @@ extension SchedulerService {
             throw .invalidArgs(error.description)
         }
         // On its way to the screen counts: `chime notify -p` returns before the server answers.
-        guard let alert = presenter.alert(for: id) else {
+        guard let alert = presenter.claim(id: id) else {
+            if presenter.alert(for: id) != nil {
+                throw DBusError(name: ChimeError.notShown, message: "Notification '\(id)' was already pressed or snoozed; "
+                    + "it leaves the screen once that is stored.")
+            }
             let stored = try commits.read { () throws(StoreError) in try store.notification(id: id) }
-            guard stored != nil || presenter.alert(for: id) != nil else { throw ChimeError.notFound(id) }
+            guard stored != nil else { throw ChimeError.notFound(id) }
             throw DBusError(name: ChimeError.notShown, message: "Notification '\(id)' is not on screen, so there is nothing to "
                 + "snooze; Update changes when a scheduled one fires.")
         }
@@ -26,10 +30,12 @@ extension SchedulerService {
                     self.presenter.closeSnoozed(id: id)
                     responder.reply([.string(copy.id)])
                 case .failure(let error):
+                    self.presenter.release(id: id)
                     responder.fail(.refused("Not snoozed", error))
                 }
             }
         } catch {
+            presenter.release(id: id)
             throw .invalidArgs(error.description)
         }
     }

@@ -1,4 +1,6 @@
+import DBus
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -81,6 +83,69 @@ struct SnoozeTests {
         let typed = try session.callScheduler("Snooze", waiting, "10m")
         #expect(typed.stderr.contains("io.github.chime.Error.NotShown"), "\(typed)")
         #expect(try session.run(["chime", "list"]).stdout.components(separatedBy: "\n").filter { $0.contains("Later") }.count == 1)
+    }
+
+    /// A Snooze call to chimed, as `chime snooze` sends it.
+    static func snoozeCall(_ id: String, _ when: String) throws -> Message {
+        try Message.methodCall(destination: HostileRequestTests.chime, path: HostileRequestTests.path,
+                               interface: try InterfaceName("io.github.chime.Scheduler1"), member: try MemberName("Snooze"),
+                               arguments: [.string(id), .string(when)])
+    }
+
+    /// The copies `chime list --json` holds of `id`.
+    func copies(of id: String, _ session: TestSession) throws -> [[String: Any]] {
+        let listed = try session.run(["chime", "list", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed)")
+        return list.filter { $0["origin"] as? String == id }
+    }
+
+    /// Two snoozes of one popup reach chimed in one batch, before the first copy is
+    /// stored: one copy, and the second caller hears why not.
+    @Test func twoSnoozesAtOnceMakeOneCopy() throws {
+        let session = try TestSession()
+        let id = try session.run(["chime", "notify", "-p", "Kettle"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        let pid = try session.daemonPID()
+        let client = try Connection.bus(address: session.address)
+        var first: Result<Message, DBusError>?, second: Result<Message, DBusError>?
+        // Stopped, chimed reads nothing: both calls wait in its socket and are read at once.
+        kill(pid, SIGSTOP)
+        client.call(try Self.snoozeCall(id, "10m")) { first = $0 }
+        client.call(try Self.snoozeCall(id, "1h")) { second = $0 }
+        try HostileRequestTests.fence(client)
+        kill(pid, SIGCONT)
+        try HostileRequestTests.dispatch([client]) { first != nil && second != nil }
+
+        let copy = try #require(try first?.get().arguments().first?.stringValue, "\(String(describing: first))")
+        guard case .failure(let error) = second else { Issue.record("snoozed twice: \(String(describing: second))"); return }
+        #expect(error.name == "io.github.chime.Error.NotShown" && error.message.contains("was already pressed or snoozed"), "\(error)")
+        #expect(try copies(of: id, session).compactMap { $0["id"] as? String } == [copy])
+        #expect(try closeCalls(session) == ["1"])
+    }
+
+    /// A snooze button pressed and `chime snooze` in the same batch: the press wins, and
+    /// makes the one copy.
+    @Test func aSnoozeBehindAPressOfRemindMakesNoSecondCopy() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.run(["chime", "notify", "-p", "-c", "reminder", "Call back"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        let pid = try session.daemonPID()
+        let client = try Connection.bus(address: session.address)
+        var snoozed: Result<Message, DBusError>?
+        kill(pid, SIGSTOP)
+        try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'remind'>]")
+        client.call(try Self.snoozeCall(id, "10m")) { snoozed = $0 }
+        try HostileRequestTests.fence(client)
+        kill(pid, SIGCONT)
+        try HostileRequestTests.dispatch([client]) { snoozed != nil }
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'remind'")
+
+        guard case .failure(let error) = snoozed else { Issue.record("snoozed after the press: \(String(describing: snoozed))"); return }
+        #expect(error.name == "io.github.chime.Error.NotShown", "\(error)")
+        // The press's copy was committed before chimed read anything more.
+        #expect(try copies(of: id, session).count == 1)
     }
 
     @Test(arguments: [
