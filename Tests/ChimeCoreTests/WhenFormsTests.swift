@@ -54,7 +54,13 @@ struct WhenFormsTests {
         ("in 1 year", "2027-11-22T10:00"), ("in 2d", "2026-11-24T10:00"), ("IN 1W", "2026-11-29T10:00"),
         ("in 1 week 2 days", "2026-12-01T10:00"), ("now + 1 day", "2026-11-23T10:00"), ("now +2 weeks", "2026-12-06T10:00"),
         ("4pm + 3 days", "2026-11-25T16:00"), ("tomorrow + 1 week", "2026-11-30T10:00"), ("now+2days", "2026-11-24T10:00"),
-        ("noon+1 day", "2026-11-23T12:00"),
+        ("noon+1 day", "2026-11-23T12:00"), ("in a week", "2026-11-29T10:00"), ("now + a day", "2026-11-23T10:00"),
+        // at(1)'s HHMM leads, alone or before the day.
+        ("1500", "2026-11-22T15:00"), ("0930", "2026-11-23T09:30"), ("0000", "2026-11-23T00:00"), ("1500 tomorrow", "2026-11-23T15:00"),
+        ("1800 dec 24", "2026-12-24T18:00"),
+        // A weekday before a date confirms it.
+        ("friday dec 25", "2026-12-25T10:00"), ("Fri, Dec 25 18:00", "2026-12-25T18:00"), ("fri 25.12.", "2026-12-25T10:00"),
+        ("friday 24 december 2027 9am", "2027-12-24T09:00"),
     ])
     func wallClockForms(text: String, expected: String) throws {
         #expect(try parser().trigger(text) == .floating(local(expected)))
@@ -70,6 +76,7 @@ struct WhenFormsTests {
     @Test(arguments: [
         ("now", 0.0), ("now + 1 hour", 3_600), ("now +30 minutes", 1_800), ("in 2 hours 30 minutes", 9_000),
         ("in 1 day 2 hours", 93_600), ("noon + 1 hour", 10_800), ("now + 1h30m", 5_400), ("now+1hour", 3_600), ("NOW+5min", 300),
+        ("in an hour", 3_600), ("in a minute", 60), ("now + an hour", 3_600),
     ])
     func elapsedUnitsMakeInstants(text: String, seconds: TimeInterval) throws {
         #expect(try parser().trigger(text) == .absolute(now.addingTimeInterval(seconds)))
@@ -126,6 +133,9 @@ struct WhenFormsTests {
         ("15", "'15' is not a time: '15' is not understood; \(usage)."),
         ("next blursday", "'next blursday' is not a time: 'blursday' is not understood; \(usage)."),
         ("dec 32", "'dec 32' is not a valid date: December has no day 32."),
+        ("friday dec 24", "'friday dec 24': Dec 24 2026 is a Thursday, not a Friday; leave the weekday out or correct the date."),
+        ("2460", "'2460' is not a valid time: hour 24 is out of range."),
+        ("in a", "'a' is not a duration; use 20m, 1h30m, 90s, 2d or 1w."),
         ("feb 30", "'feb 30' is not a valid date: February has no day 30."),
         ("31.4.", "'31.4.' is not a valid date: April has no day 31."),
         ("2026-02-30", "'2026-02-30' is not a valid date: February 2026 has 28 days."),

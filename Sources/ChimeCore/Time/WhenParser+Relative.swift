@@ -35,7 +35,16 @@ extension WhenReader {
             while i < chars.count, chars[i].isWhitespace { i += 1 }
             let numberStart = i
             while i < chars.count, chars[i].isASCIIDigit { i += 1 }
-            guard i > numberStart, i - numberStart <= 6, let value = Int(String(chars[numberStart..<i])) else { return nil }
+            var value: Int
+            if i > numberStart {
+                guard i - numberStart <= 6, let number = Int(String(chars[numberStart..<i])) else { return nil }
+                value = number
+            } else {
+                // `in an hour`, `now + a week`: the article is one.
+                while i < chars.count, chars[i].isLetter { i += 1 }
+                guard ["a", "an"].contains(String(chars[numberStart..<i])), i < chars.count, chars[i].isWhitespace else { return nil }
+                value = 1
+            }
             while i < chars.count, chars[i].isWhitespace { i += 1 }
             let unitStart = i
             while i < chars.count, chars[i].isLetter { i += 1 }

@@ -38,7 +38,8 @@ extension WhenReader {
 
         var clock: Clock?
         var rest = words[...]
-        if let first = rest.first, let time = try timeWord(first) {
+        // at(1)'s HHMM (`1500`) only leads: last, four digits are the year of `dec 24 2027`.
+        if let first = rest.first, let time = try leadingTime(first) {
             clock = time
             rest = rest.dropFirst()
         } else if let last = rest.last, rest.count > 1, let time = try timeWord(last) {
@@ -50,7 +51,22 @@ extension WhenReader {
             guard let clock else { throw notUnderstood(words[0]) }
             return nextAhead(clock, from: today, strictlyLater: false, step: 1)
         }
-        let day = try dayPhrase(rest, today: today)
+        // `fri dec 24`: the weekday only confirms the date, which must fall on it.
+        if rest.count > 1, let weekday = Self.weekdays[rest[rest.startIndex]] {
+            let dated = try spokenDay(rest.dropFirst(), clock: clock, today: today)
+            if let local = dated.local, local.weekday != weekday {
+                let date = "\(Self.monthNames[local.month - 1].prefix(3)) \(local.day) \(local.year)"
+                throw FieldError("at", "'\(input)': \(date) is a \(Self.weekdayNames[local.weekday]), not a "
+                    + "\(Self.weekdayNames[weekday]); leave the weekday out or correct the date.")
+            }
+            return dated
+        }
+        return try spokenDay(rest, clock: clock, today: today)
+    }
+
+    /// The day `words` names, at `clock` or else at the current time of day.
+    private func spokenDay(_ words: ArraySlice<String>, clock: Clock?, today: LocalDateTime) throws(FieldError) -> Trigger {
+        let day = try dayPhrase(words, today: today)
         let time = clock ?? Clock(hour: today.hour, minute: today.minute, second: today.second)
         switch day {
         case .fixed(let date):
@@ -87,6 +103,21 @@ extension WhenReader {
         case "teatime": return Clock(hour: 16, minute: 0, second: 0)
         default: return try clock(word, allowingSuffix: false)
         }
+    }
+
+    private func leadingTime(_ word: String) throws(FieldError) -> Clock? {
+        if let time = try timeWord(word) { return time }
+        return try hhmm(word)
+    }
+
+    /// at(1)'s 24-hour `HHMM`, four digits (`0930`, `1500`); nil for any other word.
+    private func hhmm(_ word: String) throws(FieldError) -> Clock? {
+        guard word.count == 4, word.allSatisfy(\.isASCIIDigit), let number = Int(word) else { return nil }
+        let (hour, minute) = (number / 100, number % 100)
+        if let problem = LocalDateTime(year: 2000, month: 1, day: 1, hour: hour, minute: minute).problem {
+            throw FieldError("at", "'\(input)' is not a valid time: \(problem)")
+        }
+        return Clock(hour: hour, minute: minute, second: 0)
     }
 
     private func dayPhrase(_ words: ArraySlice<String>, today: LocalDateTime) throws(FieldError) -> Day {
@@ -190,6 +221,8 @@ extension WhenReader {
         "wed": 3, "weds": 3, "wednesday": 3, "thu": 4, "thur": 4, "thurs": 4, "thursday": 4,
         "fri": 5, "friday": 5, "sat": 6, "saturday": 6,
     ]
+
+    private static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
     private static let monthNames = [
         "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
