@@ -120,6 +120,57 @@ struct ICalendarTests {
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not reachable"), "\(result)")
     }
 
+    /// A chimed that accepts the first alarm of a component and refuses the second (python-
+    /// dbusmock posing as it): chime import takes the first back, so nothing of the
+    /// component stays, and says why.
+    @Test func aComponentWhoseSecondAlarmIsRefusedLeavesNothingScheduled() throws {
+        let session = try TestSession()
+        let impostor = try session.spawn(["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
+                                          "/io/github/chime/Chime", "io.github.chime.Scheduler1"])
+        defer { impostor.stop() }
+        try session.waitForName("io.github.chime.Chime")
+        func mock(_ method: String, _ arguments: String...) throws -> ProcessResult {
+            try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                             "--method", "org.freedesktop.DBus.Mock." + method] + arguments)
+        }
+        for (name, signature, out, code) in [
+            ("NextFireTimestamps", "sa{ss}u", "ax", "ret = [dbus.Int64(1900000000)]"),
+            ("Schedule", "a{sv}", "s", """
+                self.scheduled = getattr(self, 'scheduled', 0) + 1
+                if self.scheduled == 2: raise dbus.exceptions.DBusException('when: refused here.', name='org.freedesktop.DBus.Error.InvalidArgs')
+                ret = 'alarm%d' % self.scheduled
+                """),
+            ("Cancel", "s", "", ""),
+        ] {
+            let added = try mock("AddMethod", "", name, signature, out, code)
+            #expect(added.status == 0, "\(added)")
+        }
+        let file = session.directory.appendingPathComponent("two.ics")
+        try """
+            BEGIN:VCALENDAR
+            BEGIN:VEVENT
+            UID:two@example.org
+            SUMMARY:Two alarms
+            DTSTART:20300401T100000Z
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            TRIGGER:-PT10M
+            END:VALARM
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            TRIGGER:-PT5M
+            END:VALARM
+            END:VEVENT
+            END:VCALENDAR
+            """.write(to: file, atomically: true, encoding: .utf8)
+
+        let result = try session.run(["chime", "import", file.path])
+        #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.contains("\"Two alarms\"") && result.stderr.contains("not imported: when: refused here."), "\(result)")
+        let cancels = try mock("GetMethodCalls", "Cancel")
+        #expect(cancels.stdout.contains("'alarm1'") && !cancels.stdout.contains("'alarm2'"), "the first is taken back: \(cancels)")
+    }
+
     @Test func exportThenImportKeepsEveryField() throws {
         let session = try TestSession()
         _ = try session.add(
