@@ -10,7 +10,8 @@ public enum Scheduler1 {
 
     public static let presentNow = MethodDeclaration(
         "PresentNow", in: ["notification": "a{sv}"], out: ["id": "s"],
-        "Shows a notification now; returns its Chime id.")
+        "Shows a notification now; returns its Chime id. With replaces (a Chime id s, or a server id u or s) it takes the "
+            + "place of that one on screen, as notify-send -r does, and keeps its Chime id; one no longer on screen is shown anew.")
     public static let presentNowSimple = MethodDeclaration(
         "PresentNowSimple", in: ["title": "s", "body": "s", "options": "a{ss}"], out: ["id": "s"],
         "PresentNow with basic types only, for dbus-send. options holds the string fields by name, plus action.KEY = label "
