@@ -56,6 +56,8 @@ let package = Package(
             dependencies: [
                 "Localization",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite itself, for the short jobs beside the store's connection (SQLiteFile).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),

@@ -15,6 +15,22 @@ struct DaemonTests {
         #expect(result.stderr.contains("exiting"))
     }
 
+    /// chimed is one thread, a poll loop. Letting a GRDB queue go (the history check, the
+    /// backup) once started libdispatch's worker pool, whose monitor then woke chimed
+    /// every second for good: `make bench` counted 60 wake-ups a minute when idle.
+    @Test func anIdleChimedIsOneThreadAfterItsBackup() throws {
+        let session = try TestSession()
+        try session.addReminders(3)
+        try session.waitForLog("Backed up the store")
+        #expect(try session.run(["chime", "notify", "Shown"]).status == 0)
+        _ = try session.waitForNotifyCalls(1)
+        let tasks = "/proc/\(try session.daemonPID())/task"
+        let threads = try FileManager.default.contentsOfDirectory(atPath: tasks).map { task in
+            (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? task
+        }
+        #expect(threads == ["chimed"], "\(threads)")
+    }
+
     @Test func secondDaemonFindsTheNameTakenAndLeavesQuietly() throws {
         let session = try TestSession()
         let first = try session.spawn(["chimed"])

@@ -22,14 +22,18 @@ extension Store {
             let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw StoreError.cannotOpen(temporary, Self.cause(ofErrno: errno)) }
             Glibc.close(descriptor)
-            let destination = try DatabaseQueue(path: temporary)
-            try database.backup(to: destination)
+            let destination = try SQLiteFile(path: temporary)
+            defer { destination.close() }
+            try database.writeWithoutTransaction { db in
+                guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
+                try destination.copy(from: connection)
+            }
             // A copy in rollback-journal mode: reading it (read-only) leaves no -wal or -shm behind.
-            _ = try destination.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE") }
+            try destination.rows("PRAGMA journal_mode = DELETE")
             // A page copy carries damage along: a store damaged since it was opened must
             // not replace the last good backup.
-            let problems = try destination.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
-            try destination.close()
+            let problems = try destination.rows("PRAGMA quick_check")
+            destination.close()
             guard problems == ["ok"] else {
                 throw StoreError.failed("the store seems damaged (\(problems.prefix(3).joined(separator: "; "))), so the last backup "
                     + "is kept; restart chimed to recover it")
@@ -49,13 +53,10 @@ extension Store {
     /// too. Other errors (a full disk) are thrown: the backup may be good.
     static func restore(_ backup: URL, to temporary: URL) throws -> Bool {
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            let source = try DatabaseQueue(path: backup.path, configuration: configuration)
-            defer { try? source.close() }
-            let destination = try DatabaseQueue(path: temporary.path)
-            try source.backup(to: destination)
-            try destination.close()
+            let destination = try SQLiteFile(path: temporary.path)
+            defer { destination.close() }
+            try destination.copy(fromFile: backup.path)
+            destination.close()
             // Its quick check and migrations: a backup of an older version is brought up to date.
             try openDatabase(temporary).close()
             return true

@@ -40,14 +40,12 @@ extension Store {
         // Created 0600 before SQLite opens it, whatever the umask; its -wal and -shm follow.
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Glibc.close(descriptor) }
-        let queue = try DatabaseQueue(path: url.path)
-        defer { try? queue.close() }
-        try queue.writeWithoutTransaction { db in
-            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }
-            try db.execute(sql: historySchema("main"))
-        }
+        let file = try SQLiteFile(path: url.path)
+        defer { file.close() }
+        try file.rows("PRAGMA journal_mode = WAL")
+        let problems = try file.rows("PRAGMA quick_check")
+        if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }
+        try file.execute(historySchema("main"))
     }
 
     /// Attaches the history file (``prepareHistory(_:)`` made it) as `state`. Its errors
