@@ -22,10 +22,13 @@ struct SnoozeTests {
         return result.stdout.components(separatedBy: ", [<").dropFirst().map { $0.prefix { $0 != ">" }.replacingOccurrences(of: "uint32 ", with: "") }
     }
 
-    /// Tomorrow at `time` on this machine's clock, as `chime show --json` writes a wall-clock time.
-    func tomorrow(at time: String) -> String {
-        let day = Calendar.current.date(byAdding: .day, value: 1, to: Date())!
-        let parts = Calendar.current.dateComponents([.year, .month, .day], from: day)
+    /// Tomorrow at `time` on the session's clock (its TZ, not this process's: near midnight
+    /// they disagree on the day), as `chime show --json` writes a wall-clock time.
+    func tomorrow(at time: String, _ session: TestSession) throws -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: session.timeZone))
+        let day = try #require(calendar.date(byAdding: .day, value: 1, to: Date()))
+        let parts = calendar.dateComponents([.year, .month, .day], from: day)
         return String(format: "%04d-%02d-%02dT%@:00", parts.year!, parts.month!, parts.day!, time)
     }
 
@@ -64,7 +67,8 @@ struct SnoozeTests {
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String], "\(json)")
         let copy = try shown(session, try #require(answer["id"]))
         #expect(copy["origin"] as? String == id && copy["title"] as? String == "Stretch", "\(copy)")
-        #expect(copy["when"] as? String == tomorrow(at: "09:00") && copy["repeat"] == nil, "\(copy)")
+        let nine = try tomorrow(at: "09:00", session)
+        #expect(copy["when"] as? String == nine && copy["repeat"] == nil, "\(copy)")
         #expect(copy["userInfo"] as? [String: String] == ["task": "7"], "\(copy)")
         #expect(try shown(session, id)["nextFire"] as? Int == before["nextFire"] as? Int)
 
@@ -200,6 +204,7 @@ struct SnoozeTests {
         let due = try #require(inAnHour["nextFire"] as? Int)
         #expect(abs(Double(due) - pressed.addingTimeInterval(3600).timeIntervalSince1970) < 10, "\(inAnHour)")
         let morning = try #require(copies.first { $0["origin"] as? String == second }, "\(copies)")
-        #expect(morning["when"] as? String == tomorrow(at: "08:30"), "\(morning)")
+        let morningTime = try tomorrow(at: "08:30", session)
+        #expect(morning["when"] as? String == morningTime, "\(morning)")
     }
 }
