@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import Foundation
 import Logging

@@ -15,11 +15,12 @@ struct RepeatFields {
         case .on?: on = text
         case .until?: until = text
         case .rrule?: rrule = text
-        default:
+        case .count?:
             guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
                 throw FieldError(key, "'\(text)' is not a whole number.")
             }
             count = number
+        default: break
         }
     }
 }
@@ -81,11 +82,7 @@ extension ScheduleFields {
         do { end = try WhenParser(now: now, systemZone: systemZone).trigger(text, zone: nil) } catch {
             throw FieldError("until", "'\(text)' is not a date or time: \(error.reason)")
         }
-        switch end {
-        case .absolute(let date): return LocalDateTime(date, in: clock)
-        case .floating(let local): return LocalDateTime(local.date(in: systemZone), in: clock)
-        case .zoned(let local, let zone): return LocalDateTime(local.date(in: TimeZone(identifier: zone) ?? .gmt), in: clock)
-        case .place: throw FieldError("until", "'\(text)' is not a date or time.")
-        }
+        guard let instant = end.instant(systemZone: systemZone) else { throw FieldError("until", "'\(text)' is not a date or time.") }
+        return LocalDateTime(instant, in: clock)
     }
 }

@@ -69,18 +69,16 @@ extension SchedulerService {
         if which.isEmpty { return coming.first }
         if let number = Int(which) { return number >= 1 && number <= coming.count ? coming[number - 1] : nil }
         if let day = LocalDateTime(iso: which + "T00:00:00") {
-            return coming.first { LocalDateTime($0.date, in: zone).description.hasPrefix(day.description.prefix(10)) }
+            return coming.first { occurrence in
+                let local = LocalDateTime(occurrence.date, in: zone)
+                return (local.year, local.month, local.day) == (day.year, day.month, day.day)
+            }
         }
         let trigger: Trigger
         do { trigger = try WhenParser(now: now(), systemZone: zone).trigger(which) } catch {
             throw .invalidArgs("occurrence: '\(which)' is not a number, a date or a time: \(error.reason)")
         }
-        let instant: Date? = switch trigger {
-        case .absolute(let date): date
-        case .floating(let local): local.date(in: zone)
-        case .zoned(let local, let name): TimeZone(identifier: name).map { local.date(in: $0) }
-        case .place: nil
-        }
-        return coming.first { occurrence in instant.map { abs(occurrence.date.timeIntervalSince($0)) < 1 } ?? false }
+        guard let instant = trigger.instant(systemZone: zone) else { return nil }
+        return coming.first { abs($0.date.timeIntervalSince(instant)) < 1 }
     }
 }

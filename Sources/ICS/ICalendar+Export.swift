@@ -5,16 +5,23 @@ import Glibc
 import Localization
 
 extension ICalendar {
-    /// A VCALENDAR of one VEVENT per notification (as `Get` describes each), with the
-    /// VTIMEZONE of every zone they name; the text, CRLF-ended as RFC 5545 asks.
-    static func export(_ notifications: [[NotificationKey: Value]]) throws(ImportRefusal) -> String {
-        guard let calendar = icalcomponent_new(ICAL_VCALENDAR_COMPONENT) else { return "" }
+    /// A VCALENDAR of one VEVENT per notification (as `Get` describes each) that iCalendar
+    /// can say, with the VTIMEZONE of every zone they name; the text, CRLF-ended as RFC 5545
+    /// asks, and a sentence for each notification left out.
+    static func export(_ notifications: [[NotificationKey: Value]]) -> (calendar: String, leftOut: [String]) {
+        guard let calendar = icalcomponent_new(ICAL_VCALENDAR_COMPONENT) else { return ("", []) }
         defer { icalcomponent_free(calendar) }
         icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
         icalcomponent_add_property(calendar, icalproperty_new_prodid("-//Chime//chime export//EN"))
-        var zones: [String] = []
+        var zones: [String] = [], leftOut: [String] = []
         for fields in notifications {
-            let (event, zone) = try self.event(fields)
+            let event: OpaquePointer, zone: String?
+            do throws(ImportRefusal) {
+                (event, zone) = try self.event(fields)
+            } catch {
+                switch error { case .refused(let reason), .skipped(let reason): leftOut.append(reason + ".") }
+                continue
+            }
             if let zone, !zones.contains(zone) {
                 zones.append(zone)
                 if let vtimezone = icaltimezone_get_component(icaltimezone_get_builtin_timezone(zone)),
@@ -27,9 +34,9 @@ extension ICalendar {
             }
             icalcomponent_add_component(calendar, event)
         }
-        guard let text = icalcomponent_as_ical_string_r(calendar) else { return "" }
+        guard let text = icalcomponent_as_ical_string_r(calendar) else { return ("", leftOut) }
         defer { Glibc.free(text) }
-        return String(cString: text)
+        return (String(cString: text), leftOut)
     }
 
     /// One notification as a VEVENT whose DTSTART is its time and whose VALARM fires then;

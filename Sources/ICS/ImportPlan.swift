@@ -109,17 +109,10 @@ public enum CalendarText {
     /// A VCALENDAR of the `notifications` (each as `Get` describes it) that iCalendar can
     /// say, and a sentence for each one left out. libical must be open (``loadFailure()``).
     public static func export(_ notifications: [[(key: String, value: Value)]]) -> (calendar: String, leftOut: [String]) {
-        var kept: [[NotificationKey: Value]] = [], leftOut: [String] = []
-        for entries in notifications {
+        ICalendar.export(notifications.map { entries in
             var fields: [NotificationKey: Value] = [:]
             for (key, value) in entries { if let key = NotificationKey(rawValue: key), fields[key] == nil { fields[key] = value.unwrapped } }
-            do throws(ImportRefusal) {
-                _ = try ICalendar.export([fields])
-                kept.append(fields)
-            } catch {
-                switch error { case .refused(let reason), .skipped(let reason): leftOut.append(reason + ".") }
-            }
-        }
-        return ((try? ICalendar.export(kept)) ?? "", leftOut)
+            return fields
+        })
     }
 }

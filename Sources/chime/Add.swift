@@ -130,12 +130,9 @@ struct Add: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
-        if place.isGiven {
-            print(json ? JSONText.object([("id", .string(id))]).rendered() : id)
-            place.tellIfWaiting(id, client)
-        } else {
-            let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
-            print(Self.echo(id: id, described: described ?? [], json: json))
-        }
+        // A place has no fire time to echo: the bare id, then whether its service is there.
+        let described = place.isGiven ? nil : (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
+        print(Self.echo(id: id, described: described ?? [], json: json))
+        if place.isGiven { place.tellIfWaiting(id, client) }
     }
 }

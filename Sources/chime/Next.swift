@@ -1,4 +1,5 @@
 import ChimeAPI
+import DBus
 import JSON
 import ArgumentParser
 import Localization
@@ -98,5 +99,28 @@ struct RuleOptions: ParsableArguments {
         if floating { options.append(("floating", "true")) }
         if let calendar { options.append(("calendar", calendar)) }
         return options
+    }
+}
+
+/// `chime next ID`: the fire times of a notification already scheduled.
+enum NextOfScheduled {
+    /// The id `words` name, when they are one word shaped as Chime's ids (eight of Crockford's
+    /// base-32 digits, which no time expression is) and no rule options are given.
+    static func id(_ words: [String], _ rule: RuleOptions) -> String? {
+        guard words.count == 1, rule.options.isEmpty, let word = words.first, NotificationID.isWellFormed(word) else { return nil }
+        return word
+    }
+
+    /// Its next `count` fire times; says so and ends with status 1 when nothing is to come.
+    /// Nil for digits that name no notification: a date such as 20301231 is shaped as an id too.
+    static func times(_ client: SchedulerClient, id: String, count: UInt32) throws -> [Int64]? {
+        let reply: [Value]
+        do { reply = try client.call(Scheduler1.occurrences, [.string(id), .uint32(count)]) } catch {
+            if error.name == ChimeError.notFound, id.allSatisfy(\.isNumber) { return nil }
+            throw client.failure(error, calling: Scheduler1.occurrences, about: id)
+        }
+        let times = (reply.first?.arrayElements ?? []).compactMap(\.integerValue)
+        if times.isEmpty { throw fail(localized("never: nothing of '%1$s' is to come.", id), ExitStatus.failure) }
+        return times
     }
 }

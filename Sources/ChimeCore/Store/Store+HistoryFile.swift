@@ -14,7 +14,9 @@ import Glibc
 /// fsync more per change is not.
 extension Store {
     /// The history's SQLite file.
-    public var historyURL: URL { stateDirectory.appendingPathComponent("history.sqlite") }
+    public var historyURL: URL { Self.historyURL(in: stateDirectory) }
+
+    static func historyURL(in stateDirectory: URL) -> URL { stateDirectory.appendingPathComponent("history.sqlite") }
 
     /// Opens the history file on its own before the store attaches it. A damaged one is set
     /// aside (`history.sqlite.damaged-DATE`) and a new one started, since the schedule must

@@ -81,7 +81,7 @@ public final class Store {
             usleep(1_000)
         }
         let url = directory.appendingPathComponent("chime.sqlite")
-        let history = stateDirectory.appendingPathComponent("history.sqlite")
+        let history = Self.historyURL(in: stateDirectory)
         var salvage: Salvage?
         do {
             if let setAside = try Self.prepareHistory(history) { tightened.append(setAside) }

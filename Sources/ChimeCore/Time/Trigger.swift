@@ -22,6 +22,17 @@ public enum Trigger: Hashable, Sendable {
         return false
     }
 
+    /// The instant it names, its wall-clock time read in its zone (the system's for a
+    /// floating one); nil for a place, or a zone this system does not know.
+    public func instant(systemZone: TimeZone) -> Date? {
+        switch self {
+        case .absolute(let date): date
+        case .floating(let local): local.date(in: systemZone)
+        case .zoned(let local, let zone): TimeZone(identifier: zone).map { local.date(in: $0) }
+        case .place: nil
+        }
+    }
+
     /// The place, for a place trigger.
     public var place: Place? {
         if case .place(let place) = self { return place }
