@@ -5,11 +5,6 @@ import TestSupport
 /// Buttons with handlers: the built-in reminder category's Complete and Remind.
 @Suite(.timeLimit(.minutes(10)))
 struct ActionTests {
-    func listed(_ session: TestSession) throws -> [[String: Any]] {
-        let json = try session.run(["chime", "list", "--json"]).stdout
-        return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-    }
-
     @Test func reminderShowsCompleteAndRemindButtons() throws {
         let session = try TestSession()
         #expect(try session.run(["chime", "notify", "-c", "reminder", "Pay rent"]).status == 0)
@@ -26,7 +21,7 @@ struct ActionTests {
                          "--user-info", "task=7")
         _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
         _ = try session.waitForNotifyCalls(1)
-        let before = try #require(try listed(session).first { $0["id"] as? String == id })
+        let before = try #require(try session.listedJSON().first { $0["id"] as? String == id })
 
         let pressed = Date()
         try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 1>, <'remind'>]")
@@ -35,7 +30,7 @@ struct ActionTests {
 
         // chimed stages the copy while handling the press and commits it before it reads
         // the next call, so a list made after the signal sees it.
-        let snoozed = try #require(try listed(session).first { $0["origin"] as? String == id })
+        let snoozed = try #require(try session.listedJSON().first { $0["origin"] as? String == id })
         #expect(snoozed["title"] as? String == "Stretch")
         #expect(snoozed["body"] as? String == "Stand up")
         #expect((snoozed["userInfo"] as? [String: Any])?["task"] as? String == "7")
@@ -43,7 +38,7 @@ struct ActionTests {
         let due = try #require(snoozed["nextFire"] as? Int)
         #expect(abs(Double(due) - pressed.addingTimeInterval(30 * 60).timeIntervalSince1970) < 5)
         // The hourly series keeps its own next time.
-        let after = try #require(try listed(session).first { $0["id"] as? String == id })
+        let after = try #require(try session.listedJSON().first { $0["id"] as? String == id })
         #expect(after["nextFire"] as? Int == before["nextFire"] as? Int)
     }
 

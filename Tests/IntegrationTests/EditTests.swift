@@ -6,13 +6,6 @@ import TestSupport
 /// called with gdbus and dbus-send.
 @Suite(.timeLimit(.minutes(10)))
 struct EditTests {
-    /// `chime show ID --json` as an object.
-    func shown(_ session: TestSession, _ id: String) throws -> [String: Any] {
-        let result = try session.run(["chime", "show", id, "--json"])
-        #expect(result.status == 0, "\(result)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
-    }
-
     func update(_ session: TestSession, _ id: String, _ changes: String) throws -> ProcessResult {
         try session.callScheduler("Update", id, changes)
     }
@@ -23,7 +16,7 @@ struct EditTests {
         let edited = try session.run(["chime", "edit", id, "--title", "Coffee", "--user-info", "cup=red"])
         #expect(edited.status == 0 && edited.stdout.isEmpty, "\(edited)")
 
-        let fields = try shown(session, id)
+        let fields = try session.shownJSON(id)
         #expect(fields["id"] as? String == id)
         #expect(fields["title"] as? String == "Coffee")
         #expect(fields["body"] as? String == "Green")
@@ -41,15 +34,15 @@ struct EditTests {
         let session = try TestSession()
         let id = try session.add("Plants", "--at", "2030-01-31 08:00", "--repeat", "week", "--every", "2")
         #expect(try session.run(["chime", "edit", id, "--at", "2031-03-01 09:30"]).status == 0)
-        var fields = try shown(session, id)
+        var fields = try session.shownJSON(id)
         #expect(fields["when"] as? String == "2031-03-01T09:30:00")
         #expect(fields["repeat"] as? String == "week" && fields["every"] as? Int == 2, "\(fields)")
 
         #expect(try session.run(["chime", "edit", id, "--every", "3"]).status == 0)
-        #expect(try shown(session, id)["every"] as? Int == 3)
+        #expect(try session.shownJSON(id)["every"] as? Int == 3)
 
         #expect(try session.run(["chime", "edit", id, "--repeat", "never"]).status == 0)
-        fields = try shown(session, id)
+        fields = try session.shownJSON(id)
         #expect(fields["repeat"] == nil && fields["when"] as? String == "2031-03-01T09:30:00", "\(fields)")
     }
 
@@ -57,16 +50,16 @@ struct EditTests {
         let session = try TestSession()
         let id = try session.add("Yoga", "--at", "2030-01-07 18:00", "--repeat", "week", "--every", "2")
         #expect(try session.run(["chime", "edit", id, "--on", "mon,thu"]).status == 0)
-        #expect(try shown(session, id)["rrule"] as? String == "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH")
+        #expect(try session.shownJSON(id)["rrule"] as? String == "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH")
         #expect(try session.run(["chime", "edit", id, "--count", "4"]).status == 0)
-        let fields = try shown(session, id)
+        let fields = try session.shownJSON(id)
         #expect(fields["rrule"] as? String == "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=4", "\(fields)")
         #expect(fields["when"] as? String == "2030-01-07T18:00:00", "\(fields)")
 
         let once = try session.add("Once", "--at", "2030-01-07 18:00")
         let refused = try session.run(["chime", "edit", once, "--on", "mon"])
         #expect(refused.status == 64 && refused.stderr.contains("on"), "\(refused)")
-        #expect(try shown(session, once)["repeat"] == nil)
+        #expect(try session.shownJSON(once)["repeat"] == nil)
     }
 
     @Test func aNewTimeRearmsTheTimer() throws {
@@ -79,7 +72,7 @@ struct EditTests {
         let calls = try session.waitForNotifyCalls(1)
         #expect(calls.count == 1 && calls[0].contains("<'Moved near'>"), "\(calls)")
         // The one moved away is still scheduled, at its new time.
-        #expect(try shown(session, later)["state"] as? String == "scheduled")
+        #expect(try session.shownJSON(later)["state"] as? String == "scheduled")
     }
 
     @Test func typedUpdateTakesScheduleKeys() throws {
@@ -87,7 +80,7 @@ struct EditTests {
         let id = try session.add("Standup", "--at", "2030-01-31 08:00")
         let result = try update(session, id, "{'body': <'Room 4'>, 'repeat': <'month'>, 'urgency': <byte 2>, 'lateLimit': <600>}")
         #expect(result.status == 0, "\(result)")
-        let fields = try shown(session, id)
+        let fields = try session.shownJSON(id)
         #expect(fields["body"] as? String == "Room 4")
         #expect(fields["repeat"] as? String == "month")
         #expect(fields["urgency"] as? Int == 2)
@@ -102,7 +95,7 @@ struct EditTests {
                                     "io.github.chime.Scheduler1.UpdateSimple", "string:" + id,
                                     "dict:string:string:title,New,when,2030-02-01 10:00"])
         #expect(sent.status == 0, "\(sent)")
-        let fields = try shown(session, id)
+        let fields = try session.shownJSON(id)
         #expect(fields["title"] as? String == "New" && fields["when"] as? String == "2030-02-01T10:00:00", "\(fields)")
     }
 
@@ -117,12 +110,12 @@ struct EditTests {
     func aBadKeyIsNamedAndChangesNothing(changes: String, sentence: String) throws {
         let session = try TestSession()
         let id = try session.add("Kept", "--at", "2030-01-31 08:00", "--repeat", "day")
-        let before = try shown(session, id)
+        let before = try session.shownJSON(id)
         let result = try update(session, id, changes)
         #expect(result.status != 0)
         #expect(result.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(result)")
         #expect(result.stderr.contains(sentence), "\(result)")
-        let after = try shown(session, id)
+        let after = try session.shownJSON(id)
         #expect(after["title"] as? String == "Kept" && after["repeat"] as? String == "day" && after["when"] as? String == before["when"] as? String)
         let log = try session.run(["chime", "log", "--id", id])
         #expect(!log.stdout.contains("edited"), "\(log)")

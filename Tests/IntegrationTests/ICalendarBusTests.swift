@@ -27,13 +27,6 @@ struct ICalendarBusTests {
                          "io.github.chime.Scheduler1." + method] + arguments)
     }
 
-    /// What `chime list --json` says.
-    func listed(_ session: TestSession) throws -> [[String: Any]] {
-        let result = try session.run(["chime", "list", "--json"])
-        let data = try #require(result.stdout.data(using: .utf8))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(result)")
-    }
-
     /// The `string "…"` values dbus-send printed, in order (its strings are not escaped).
     func strings(_ result: ProcessResult) -> [String] {
         result.stdout.components(separatedBy: "string \"").dropFirst().map { part in
@@ -52,7 +45,7 @@ struct ICalendarBusTests {
         let result = try gdbus(session, "ImportICalendar", literal(try sample("thunderbird")))
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasSuffix("], @as [])\n"), "no refusals: \(result)")
-        let list = try listed(session)
+        let list = try session.listedJSON()
         #expect(list.count == 2, "\(list)")
         let dentist = try #require(list.first { $0["title"] as? String == "Dentist" })
         #expect(dentist["when"] as? String == "2030-12-03T09:15:00[Europe/Berlin]", "as chime import reads it")
@@ -65,7 +58,7 @@ struct ICalendarBusTests {
         let result = try dbusSend(session, "ImportICalendar", "string:" + (try sample("tasks")))
         #expect(result.status == 0, "\(result)")
         let answered = strings(result)
-        let list = try listed(session)
+        let list = try session.listedJSON()
         #expect(list.count == 2 && Set(answered.prefix(2)) == Set(list.compactMap { $0["id"] as? String }), "\(result)\n\(list)")
         #expect(answered.count == 3 && answered[2].contains("Buy a new kettle") && answered[2].contains("skipped"), "\(result)")
     }
@@ -75,7 +68,7 @@ struct ICalendarBusTests {
         let result = try dbusSend(session, "ImportICalendar", "string:" + (try sample("malformed")))
         #expect(result.status == 0, "\(result)")
         let answered = strings(result)
-        let list = try listed(session)
+        let list = try session.listedJSON()
         #expect(list.compactMap { $0["title"] as? String } == ["Still imported"], "nothing of a refused component: \(list)")
         let refusals = answered.dropFirst()
         #expect(answered.first == list.first?["id"] as? String && refusals.count == 6, "\(result)")
@@ -92,7 +85,7 @@ struct ICalendarBusTests {
                             "-A", "done=Done", "--user-info", "plant=fern")
         _ = try session.add("Zoned", "--at", "2030-05-01T10:00:00[America/New_York]")
         let place = try session.add("Milk", "--on-network", "Office Wi-Fi")
-        let before = try listed(session).filter { $0["title"] as? String != "Milk" }
+        let before = try session.listedJSON().filter { $0["title"] as? String != "Milk" }
 
         let all = try gdbus(session, "ExportICalendar", "@as []")
         #expect(all.status == 0 && all.stdout.contains("SUMMARY:Tea") && all.stdout.contains("TZID:America/New_York"), "\(all)")
@@ -108,7 +101,7 @@ struct ICalendarBusTests {
             list.sorted { "\($0["title"] ?? "")" < "\($1["title"] ?? "")" }
                 .map { NSDictionary(dictionary: $0.filter { !["id", "created"].contains($0.key) }) }
         }
-        #expect(comparable(try listed(session)) == comparable(before))
+        #expect(comparable(try session.listedJSON()) == comparable(before))
 
         let unknown = try gdbus(session, "ExportICalendar", "['nosuchid']")
         #expect(unknown.status != 0 && unknown.stderr.contains("io.github.chime.Error.NotFound"), "\(unknown)")

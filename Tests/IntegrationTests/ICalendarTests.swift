@@ -10,14 +10,6 @@ struct ICalendarTests {
         packageRoot.appendingPathComponent("Tests/ics/\(name).ics").path
     }
 
-    /// What `chime list --json` says, by title; several notifications of one title in
-    /// order of their `when`.
-    func listed(_ session: TestSession) throws -> [[String: Any]] {
-        let result = try session.run(["chime", "list", "--json"])
-        let data = try #require(result.stdout.data(using: .utf8))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(result)")
-    }
-
     func notification(_ list: [[String: Any]], titled title: String) throws -> [String: Any] {
         try #require(list.first { $0["title"] as? String == title }, "no \(title) in \(list)")
     }
@@ -33,7 +25,7 @@ struct ICalendarTests {
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         #expect(ids(result).count == 2, "\(result)")
         #expect(result.stdout.contains("Dentist") && result.stdout.contains("2030"), "the echo says what was understood: \(result)")
-        let list = try listed(session)
+        let list = try session.listedJSON()
         let dentist = try notification(list, titled: "Dentist")
         // TRIGGER -PT15M before DTSTART 09:30 in Berlin, kept as a Berlin wall-clock time.
         #expect(dentist["when"] as? String == "2030-12-03T09:15:00[Europe/Berlin]")
@@ -48,7 +40,7 @@ struct ICalendarTests {
         let session = try TestSession()
         let result = try session.run(["chime", "import", sample("gnome-calendar")])
         #expect(result.status == 0, "\(result)")
-        let list = try listed(session)
+        let list = try session.listedJSON()
         // An all-day event's alarm counts from the start of its day: 15 h before is 09:00 the day before.
         #expect(try notification(list, titled: "Christmas Eve")["when"] as? String == "2030-12-23T09:00:00")
         let plants = try notification(list, titled: "Water the plants")
@@ -62,7 +54,7 @@ struct ICalendarTests {
         let result = try session.run(["chime", "import", sample("google")])
         // Google's empty DESCRIPTION and LOCATION lines are no error.
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
-        let list = try listed(session)
+        let list = try session.listedJSON()
         let standup = try notification(list, titled: "Team standup")
         #expect(standup["when"] as? String == "2030-01-08T08:50:00+01:00", "an instant: 08:00Z less 10 minutes")
         #expect(standup["repeat"] as? String == "week" && standup["every"] as? Int == 1, "BYDAY=TU is its own weekday")
@@ -76,7 +68,7 @@ struct ICalendarTests {
         let result = try session.run(["chime", "import", sample("tasks")])
         #expect(result.status == 0, "a completed task is skipped, not refused: \(result)")
         #expect(result.stderr.contains("Buy a new kettle") && result.stderr.contains("skipped"), "\(result)")
-        let list = try listed(session)
+        let list = try session.listedJSON()
         #expect(try notification(list, titled: "File the tax return")["when"] as? String == "2031-05-30T09:00:00+02:00")
         #expect(try notification(list, titled: "Renew the passport")["when"] as? String == "2030-09-01T09:00:00")
         #expect(list.count == 2)
@@ -93,7 +85,7 @@ struct ICalendarTests {
         }
         #expect(result.stderr.contains("RRULE 'FREQ=WEEKLY;BYDAY=MO,WE'"), "\(result)")
         #expect(result.stderr.contains("badge"), "chimed's reason is passed on: \(result)")
-        let titles = try listed(session).compactMap { $0["title"] as? String }
+        let titles = try session.listedJSON().compactMap { $0["title"] as? String }
         #expect(titles == ["Still imported"], "nothing of a refused component is stored")
     }
 
@@ -193,7 +185,7 @@ struct ICalendarTests {
         for name in ["thunderbird", "gnome-calendar", "google", "tasks"] {
             #expect(try session.run(["chime", "import", sample(name)]).status == 0)
         }
-        let before = try listed(session)
+        let before = try session.listedJSON()
 
         let exported = try session.run(["chime", "export", "--all"])
         #expect(exported.status == 0 && exported.stderr.isEmpty, "\(exported)")
@@ -209,7 +201,7 @@ struct ICalendarTests {
             let sorted = list.sorted { "\($0["title"] ?? "")|\($0["when"] ?? "")" < "\($1["title"] ?? "")|\($1["when"] ?? "")" }
             return sorted.map { NSDictionary(dictionary: $0.filter { !["id", "created"].contains($0.key) }) }
         }
-        let after = try listed(session)
+        let after = try session.listedJSON()
         #expect(after.count == before.count)
         for (old, new) in zip(comparable(before), comparable(after)) {
             #expect(old == new, "\(old)\nbecame\n\(new)")

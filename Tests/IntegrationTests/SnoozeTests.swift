@@ -8,12 +8,6 @@ import TestSupport
 /// snooze buttons a category offers from the config, by duration or by time of day.
 @Suite(.timeLimit(.minutes(10)))
 struct SnoozeTests {
-    func shown(_ session: TestSession, _ id: String) throws -> [String: Any] {
-        let result = try session.run(["chime", "show", id, "--json"])
-        #expect(result.status == 0, "\(result)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
-    }
-
     /// The ids of the CloseNotification calls the mock server received.
     func closeCalls(_ session: TestSession) throws -> [String] {
         let result = try session.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
@@ -60,17 +54,17 @@ struct SnoozeTests {
         let id = try session.add("Stretch", "--in", "1s", "--repeat", "hour", "--user-info", "task=7")
         _ = try monitor.waitForLine(containing: "Fired ('\(id)'")
         _ = try session.waitForNotifyCalls(1)
-        let before = try shown(session, id)
+        let before = try session.shownJSON(id)
 
         let json = try session.run(["chime", "snooze", "--json", id, "tomorrow 9:00"])
         #expect(json.status == 0, "\(json)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String], "\(json)")
-        let copy = try shown(session, try #require(answer["id"]))
+        let copy = try session.shownJSON(try #require(answer["id"]))
         #expect(copy["origin"] as? String == id && copy["title"] as? String == "Stretch", "\(copy)")
         let nine = try tomorrow(at: "09:00", session)
         #expect(copy["when"] as? String == nine && copy["repeat"] == nil, "\(copy)")
         #expect(copy["userInfo"] as? [String: String] == ["task": "7"], "\(copy)")
-        #expect(try shown(session, id)["nextFire"] as? Int == before["nextFire"] as? Int)
+        #expect(try session.shownJSON(id)["nextFire"] as? Int == before["nextFire"] as? Int)
 
         let log = try session.run(["chime", "log", "--id", id])
         #expect(log.stdout.contains("Again at tomorrow 9:00."), "\(log)")
@@ -98,9 +92,7 @@ struct SnoozeTests {
 
     /// The copies `chime list --json` holds of `id`.
     func copies(of id: String, _ session: TestSession) throws -> [[String: Any]] {
-        let listed = try session.run(["chime", "list", "--json"])
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed)")
-        return list.filter { $0["origin"] as? String == id }
+        try session.listedJSON().filter { $0["origin"] as? String == id }
     }
 
     /// Two snoozes of one popup reach chimed in one batch, before the first copy is
@@ -198,8 +190,7 @@ struct SnoozeTests {
         try session.emitServerSignal("ActionInvoked", signature: "us", arguments: "[<uint32 2>, <'morning'>]")
         _ = try monitor.waitForLine(containing: "ActionInvoked ('\(second)', 'morning'")
 
-        let listed = try session.run(["chime", "list", "--json"])
-        let copies = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed)")
+        let copies = try session.listedJSON()
         let inAnHour = try #require(copies.first { $0["origin"] as? String == first }, "\(copies)")
         let due = try #require(inAnHour["nextFire"] as? Int)
         #expect(abs(Double(due) - pressed.addingTimeInterval(3600).timeIntervalSince1970) < 10, "\(inAnHour)")

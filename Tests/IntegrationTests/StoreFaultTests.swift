@@ -102,6 +102,41 @@ struct StoreFaultTests {
         _ = try next.finish()
     }
 
+    /// Edit, skip, snooze and an import over the bus on a full disk: each is refused by
+    /// name, nothing changes, and once there is room each works (a refused snooze leaves
+    /// the popup on screen and snoozable).
+    @Test func aFullDiskRefusesEditsSkipsSnoozesAndImportsAndLosesNothing() throws {
+        let session = try TestSession()
+        let disk = try SmallDisk(over: session.dataDirectory)
+        let daemon = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        let series = try session.add("Series", "--at", "2030-01-01 09:00", "--repeat", "day")
+        let shown = try session.run(["chime", "notify", "-p", "Kettle"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try session.waitForNotifyCalls(1)
+        let before = try session.run(["chime", "list", "--json"]).stdout
+        try disk.fill()
+
+        let edit = try session.run(["chime", "edit", series, "--title", "Renamed"])
+        #expect(edit.status != 0 && edit.stderr.contains("Not changed: the disk holding"), "\(edit)")
+        let skip = try session.run(["chime", "skip", series])
+        #expect(skip.status != 0 && skip.stderr.contains("Not skipped: the disk holding"), "\(skip)")
+        let snooze = try session.run(["chime", "snooze", shown, "10m"])
+        #expect(snooze.status != 0 && snooze.stderr.contains("Not snoozed: the disk holding"), "\(snooze)")
+        let calendar = "BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:1@example.org\nSUMMARY:Imported\nDTSTART:20300101T090000Z\nEND:VEVENT\nEND:VCALENDAR\n"
+        let imported = try session.callScheduler("ImportICalendar", "'\(calendar.replacingOccurrences(of: "\n", with: "\\n"))'")
+        #expect(imported.status != 0 && imported.stderr.contains("io.github.chime.Error.DiskFull: Nothing imported"), "\(imported)")
+        #expect(try session.run(["chime", "list", "--json"]).stdout == before)
+
+        try disk.free()
+        #expect(try session.run(["chime", "edit", series, "--title", "Renamed"]).status == 0)
+        #expect(try session.run(["chime", "skip", series]).status == 0)
+        let again = try session.run(["chime", "snooze", shown, "10m"])
+        #expect(again.status == 0, "the refused snooze gave the popup back: \(again)")
+        #expect(try session.listedTitles().sorted() == ["Kettle", "Renamed"])
+        try session.stopDaemon()
+        _ = try daemon.finish()
+    }
+
     @Test func aDamagedPageIsSalvagedAndTheUserToldOnce() throws {
         let session = try TestSession()
         try session.addReminders(300)

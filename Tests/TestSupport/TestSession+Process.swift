@@ -35,11 +35,26 @@ extension TestSession {
 
     /// The ids `chime list --json` prints.
     public func listedIDs() throws -> Set<String> {
-        let result = try run(["chime", "list", "--json"])
-        guard result.status == 0, let list = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] else {
-            throw TestFailure.failed("chime list --json: \(result)")
+        Set(try listedJSON().compactMap { $0["id"] as? String })
+    }
+
+    /// What `chime list --json` prints: one object per notification.
+    public func listedJSON() throws -> [[String: Any]] {
+        try json(["chime", "list", "--json"])
+    }
+
+    /// What `chime show ID --json` prints.
+    public func shownJSON(_ id: String) throws -> [String: Any] {
+        try json(["chime", "show", id, "--json"])
+    }
+
+    /// The JSON a command prints, as `T`; fails naming the command when it fails or prints something else.
+    private func json<T>(_ command: [String]) throws -> T {
+        let result = try run(command)
+        guard result.status == 0, let value = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? T else {
+            throw TestFailure.failed("\(command.joined(separator: " ")): \(result)")
         }
-        return Set(list.compactMap { $0["id"] as? String })
+        return value
     }
 }
 
