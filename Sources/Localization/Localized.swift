@@ -10,7 +10,9 @@ public let chimeDomain = "chime"
 /// `localized`); Swift's interpolation cannot be a msgid, so a message with values is a
 /// format string with positional arguments a translation may reorder.
 public func localized(_ msgid: StaticString, _ arguments: any CustomStringConvertible...) -> String {
-    let translated = Localization.isOff ? "\(msgid)" : "\(msgid)".withCString { String(cString: dgettext(chimeDomain, $0)) }
+    guard !Localization.isOff else { return FormatString.fill("\(msgid)", arguments.map(\.description)) }
+    Localization.start()
+    let translated = "\(msgid)".withCString { String(cString: dgettext(chimeDomain, $0)) }
     return FormatString.fill(translated, arguments.map(\.description))
 }
 
@@ -19,6 +21,7 @@ public func localized(_ msgid: StaticString, _ arguments: any CustomStringConver
 public func pluralized(_ singular: StaticString, _ plural: StaticString, count: Int,
                        _ arguments: any CustomStringConvertible...) -> String {
     guard !Localization.isOff else { return FormatString.fill("\(count == 1 ? singular : plural)", arguments.map(\.description)) }
+    Localization.start()
     let translated = "\(singular)".withCString { one in
         "\(plural)".withCString { many in
             String(cString: dngettext(chimeDomain, one, many, UInt(clamping: count)))
@@ -27,7 +30,7 @@ public func pluralized(_ singular: StaticString, _ plural: StaticString, count: 
     return FormatString.fill(translated, arguments.map(\.description))
 }
 
-/// The process's language and where its catalogues are: set once at start.
+/// The process's language and where its catalogues are: set once, when first needed.
 public enum Localization {
     /// Takes the session's language for messages from the environment (`LC_ALL`,
     /// `LC_MESSAGES`, `LANG`, then `LANGUAGE` for the list) and binds Chime's domain.
@@ -36,11 +39,20 @@ public enum Localization {
     /// locale, which the rest of Chime (and GLib's key-file parser) is written for. The
     /// texts come in UTF-8 whatever `LC_CTYPE` says (`bind_textdomain_codeset`), since
     /// D-Bus and Swift strings both want it. Returns where Chime's catalogue was found.
+    ///
+    /// Done once, on the first call: ``localized(_:_:)`` makes it, so a command that says
+    /// nothing (`chime notify` in a script's loop) never pays for the search, which costs
+    /// more than the rest of its start-up together (generic metadata of the first string
+    /// and array work, a dozen `open`s).
     @discardableResult
     public static func start() -> CatalogueSearch.Result {
+        bound
+    }
+
+    private static let bound: CatalogueSearch.Result = {
         setlocale(cgettext_LC_MESSAGES, "")
         return CatalogueSearch().bind(chimeDomain)
-    }
+    }()
 
     /// Whether ``localized(_:_:)`` and ``pluralized(_:_:count:_:)`` give the English text now.
     @TaskLocal static var isOff = false
@@ -54,7 +66,8 @@ public enum Localization {
 
     /// The languages messages are looked up in, most wanted first; empty in the C locale.
     public static var languages: [String] {
-        LanguageList.current()
+        start()
+        return LanguageList.current()
     }
 }
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Glibc
 import Localization
 
-Localization.start()
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     if arguments.first == "notify", let request = NotifyRequest(fastParsing: Array(arguments.dropFirst())) {
