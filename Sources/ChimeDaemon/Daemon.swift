@@ -22,17 +22,22 @@ public final class Daemon {
     private var watchdog: Watchdog?
     private var systemBus: Connection?
     private var busLost = false
+    private var trace: StartupTrace
 
     /// The exit status when the session bus is missing or goes away: 69
     /// (EX_UNAVAILABLE), on which the user unit restarts chimed, unlike a usage error.
     public static let busUnavailableStatus: Int32 = 69
 
-    /// Connects to the session bus; nothing is claimed or opened yet.
-    public init(logger: Logger) throws(DBusError) {
+    /// Connects to the session bus; nothing is claimed or opened yet. `started` is when
+    /// `main` began, for the start-up line in the log.
+    public init(logger: Logger, started: ContinuousClock.Instant = .now) throws(DBusError) {
         self.logger = logger
+        trace = StartupTrace(since: started)
+        trace.mark("runtime")
         connection = try Connection.session()
         connection.readLimits = RequestLimits.bus
         client = NotificationClient(connection: connection, loop: loop, logger: logger)
+        trace.mark("bus")
     }
 
     /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.
@@ -117,6 +122,7 @@ public final class Daemon {
                 logger.notice("Another chimed already owns \(ChimeBus.name); exiting.")
                 return 0
             }
+            trace.mark("name")
             let store: Store
             do {
                 store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory)
@@ -126,6 +132,7 @@ public final class Daemon {
                 // restarts on it, and the store is untouched for the next try.
                 return error.mayPass ? 75 : 1
             }
+            trace.mark("store")
             let commits = CommitQueue(store: store, loop: loop)
             let placement = SessionPlacement(sessionUmask: sessionUmask, connection: connection, logger: logger)
             let commands = CommandRunner(loop: loop, logger: logger, placement: placement)
@@ -133,6 +140,7 @@ public final class Daemon {
             let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
             let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
             let lock = SessionLock(connection: connectSystemBus(), logger: logger)
+            trace.mark("system bus")
             systemBus?.onDisconnect = { [unowned self] in
                 self.logger.warning("The system bus closed; whether the session is locked cannot be told any more.")
                 lock.busLost()
@@ -148,12 +156,14 @@ public final class Daemon {
             self.presenter = presenter
             self.service = service
             loadConfig()
+            trace.mark("config")
             registration = try connection.export([service.interface], at: ChimeBus.path)
             presenter.sounds = SoundPlayer(logger: logger)
             presenter.frontApp = FrontApp(connection: connection, logger: logger)
             try presenter.start()
             try client.start()
             try scheduler.start()
+            trace.mark("schedule")
             lock.start()
             try places.start()
             do {
@@ -170,6 +180,8 @@ public final class Daemon {
                 self.connection.isConnected
             }
             watchdog?.start()
+            trace.mark("services")
+            logger.info("\(trace.summary).")
             try loop.run()
             // What the last turn staged (a firing just before SIGTERM, say) is written
             // before the store goes; before the name goes (connection.close below), so

@@ -30,6 +30,7 @@ case nil:
     break
 }
 
+let started = ContinuousClock.now
 DaemonLog.bootstrap()
 let logger = Logger(label: "chimed")
 // Once, before anything is shown: chimed's language is the environment's at its start.
@@ -40,7 +41,7 @@ logger.debug("Chime's own words: \(catalogue).")
 // on, unlike a usage error.
 let daemon: Daemon
 do {
-    daemon = try Daemon(logger: logger)
+    daemon = try Daemon(logger: logger, started: started)
 } catch {
     logger.critical("\(error)")
     exit(Daemon.busUnavailableStatus)

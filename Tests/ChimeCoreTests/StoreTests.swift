@@ -332,6 +332,29 @@ extension StoreTests {
         #expect(files.contains { $0.hasPrefix("history.sqlite.damaged-") }, "\(files)")
     }
 
+    /// The history is checked on the store's connection after the store's own check, so a
+    /// damaged store is recovered first and the history's notice is not lost with it.
+    @Test func aDamagedStoreAndADamagedHistoryAreBothRepairedAndBothSaid() throws {
+        let directory = Directory()
+        let state = directory.url.appendingPathComponent("state")
+        do {
+            let store = try Store(directory: directory.url, stateDirectory: state)
+            try fill(store, count: 300)
+            try store.write { db in
+                for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
+            }
+        }
+        try damageLeafPages(in: directory.url, count: 2)
+        try damageLeafPages(in: state, count: 2, of: "history", file: "history.sqlite")
+        let store = try Store(directory: directory.url, stateDirectory: state)
+        let recovery = try #require(store.recovery)
+        #expect(recovery.keptAs.contains("/chime.sqlite.damaged-"))
+        #expect(store.notices.contains { $0.contains("history.sqlite was damaged") }, "\(store.notices)")
+        #expect(try store.history(limit: 1000).isEmpty)
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.path)
+        #expect(files.contains { $0.hasPrefix("history.sqlite.damaged-") }, "\(files)")
+    }
+
     @Test func aDestroyedHeaderFallsBackOnTheBackup() throws {
         let directory = Directory()
         var made: Date?

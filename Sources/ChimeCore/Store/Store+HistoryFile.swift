@@ -18,49 +18,39 @@ extension Store {
 
     static func historyURL(in stateDirectory: URL) -> URL { stateDirectory.appendingPathComponent("history.sqlite") }
 
-    /// Opens the history file on its own before the store attaches it. A damaged one is set
-    /// aside (`history.sqlite.damaged-DATE`) and a new one started, since the schedule must
-    /// not wait on a record of the past; returns the sentence for the log then. One that
-    /// cannot be opened now (a permission, a full disk) stops the start, as the store does.
-    static func prepareHistory(_ url: URL) throws(StoreError) -> String? {
+    /// Attaches the history file to the store's connection as `state`, after checking it
+    /// there: one open of the file per start, not one to check it and one to use it.
+    /// A damaged one is set aside (`history.sqlite.damaged-DATE`) and a new one started,
+    /// since the schedule must not wait on a record of the past; `notice` gets the sentence
+    /// for the log then. One that cannot be opened now (a permission, a full disk) stops
+    /// the start, as the store does, with an error that names it, so that it is never
+    /// taken for damage to the store.
+    static func attachHistory(_ url: URL, to db: Database, notice: inout String?) throws {
         do {
-            try checkHistory(url)
-            return nil
+            try attachCheckedHistory(url, to: db)
         } catch {
-            guard let damage = damage(in: error) else { throw .cannotOpen(url.path, cause(of: error, at: url)) }
+            guard let damage = damage(in: error) else { throw StoreError.cannotOpen(url.path, cause(of: error, at: url)) }
+            try? db.execute(sql: "DETACH DATABASE state")
             let keptAs = keptName(for: url, at: Date())
             keepDamaged(url, as: keptAs)
             // keepDamaged links the file itself under the kept name (a recovery renames its
             // new store over it): the new history starts from nothing.
             removeDatabaseFiles(url.path)
-            do { try checkHistory(url) } catch { throw .cannotOpen(url.path, cause(of: error, at: url)) }
-            return "The history \(url.path) was damaged (\(damage)); it is kept as \(keptAs) and a new one was started."
+            do { try attachCheckedHistory(url, to: db) } catch { throw StoreError.cannotOpen(url.path, cause(of: error, at: url)) }
+            notice = "The history \(url.path) was damaged (\(damage)); it is kept as \(keptAs) and a new one was started."
         }
     }
 
-    private static func checkHistory(_ url: URL) throws {
+    private static func attachCheckedHistory(_ url: URL, to db: Database) throws {
         // Created 0600 before SQLite opens it, whatever the umask; its -wal and -shm follow.
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Glibc.close(descriptor) }
-        let file = try SQLiteFile(path: url.path)
-        defer { file.close() }
-        try file.rows("PRAGMA journal_mode = WAL")
-        let problems = try file.rows("PRAGMA quick_check")
+        try db.execute(sql: "ATTACH DATABASE ? AS state", arguments: [url.path])
+        _ = try String.fetchOne(db, sql: "PRAGMA state.journal_mode = WAL")
+        try db.execute(sql: "PRAGMA state.synchronous = NORMAL")
+        let problems = try String.fetchAll(db, sql: "PRAGMA state.quick_check")
         if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }
-        try file.execute(historySchema("main"))
-    }
-
-    /// Attaches the history file (``prepareHistory(_:)`` made it) as `state`. Its errors
-    /// name it, so that they are never taken for damage to the store.
-    static func attachHistory(_ url: URL, to db: Database) throws {
-        do {
-            try db.execute(sql: "ATTACH DATABASE ? AS state", arguments: [url.path])
-            _ = try String.fetchOne(db, sql: "PRAGMA state.journal_mode = WAL")
-            try db.execute(sql: "PRAGMA state.synchronous = NORMAL")
-            try db.execute(sql: historySchema("state"))
-        } catch {
-            throw StoreError.cannotOpen(url.path, cause(of: error, at: url))
-        }
+        try db.execute(sql: historySchema("state"))
     }
 
     /// The history table in `schema`. seq without AUTOINCREMENT: a new row gets max + 1, and

@@ -24,7 +24,8 @@ extension Store {
     /// backup when nothing can, or else with an empty one. The damaged file and its -wal
     /// and -shm are kept under a dated name. Fails only when the new file cannot be
     /// written (a full disk): then nothing was changed.
-    static func recover(_ url: URL, damage: String, history: URL) throws(StoreError) -> (database: DatabaseQueue, salvage: Salvage) {
+    static func recover(_ url: URL, damage: String, history: URL) throws(StoreError)
+        -> (database: DatabaseQueue, salvage: Salvage, historyNotice: String?) {
         let date = Date()
         let keptAs = keptName(for: url, at: date)
         let temporary = URL(fileURLWithPath: url.path + ".recovering")
@@ -65,7 +66,8 @@ extension Store {
         }
         syncFolder(url.deletingLastPathComponent().path)
         do {
-            return (try openDatabase(url, history: history), salvage)
+            let opened = try openDatabase(url, history: history)
+            return (opened.database, salvage, opened.historyNotice)
         } catch {
             throw .cannotOpen(url.path, cause(of: error, at: url))
         }

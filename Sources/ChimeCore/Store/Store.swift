@@ -84,8 +84,9 @@ public final class Store {
         let history = Self.historyURL(in: stateDirectory)
         var salvage: Salvage?
         do {
-            if let setAside = try Self.prepareHistory(history) { tightened.append(setAside) }
-            database = try Self.openDatabase(url, history: history)
+            let opened = try Self.openDatabase(url, history: history)
+            database = opened.database
+            if let setAside = opened.historyNotice { tightened.append(setAside) }
         } catch {
             if let error = error as? StoreError {
                 Glibc.close(lockDescriptor)
@@ -99,6 +100,7 @@ public final class Store {
                 let recovered = try Self.recover(url, damage: damage, history: history)
                 database = recovered.database
                 salvage = recovered.salvage
+                if let setAside = recovered.historyNotice { tightened.append(setAside) }
             } catch {
                 Glibc.close(lockDescriptor)
                 throw error
