@@ -17,6 +17,7 @@
 # BENCH_AT_RUNS       `at` submissions to time (default 500)
 # BENCH_ACTIVATIONS   activations of each service to time (default 50)
 # BENCH_CROSSINGS     region and network crossings to time (default 100)
+# BENCH_SCALE         the schedule sizes of the scale table (default "10000 100000 1000000")
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -31,6 +32,7 @@ idle_seconds=${BENCH_IDLE_SECONDS:-60}
 at_runs=${BENCH_AT_RUNS:-500}
 activations=${BENCH_ACTIVATIONS:-50}
 crossings=${BENCH_CROSSINGS:-100}
+read -r -a scale_sizes <<<"${BENCH_SCALE:-10000 100000 1000000}"
 
 # The issue's sizes: the throughput run, the schedule the daemon idles and fires
 # with, and the one it must start up with.
@@ -312,45 +314,59 @@ alive "while filling"
 
 # Start-up is timed on a chimed started by hand, as a session's autostart
 # would: the bus-activated one is stopped first, and nothing calls the name
-# meanwhile, so the bus does not activate another.
-echo "Restarting chimed with $large_count scheduled…"
-kill -TERM "$chimed_pid"
-for ((i = 0; i < 500; i++)); do
-    { stat=$(<"/proc/$chimed_pid/stat"); } 2>/dev/null || break
-    [[ ${stat##*) } == Z* ]] && break
-    sleep 0.02
-done
-((i < 500)) || chime_die "chimed did not exit within 10 s of SIGTERM"
-for ((i = 0; i < 500; i++)); do
-    chime_name_has_owner io.github.chime.Chime || break
-    sleep 0.02
-done
-((i < 500)) || chime_die "io.github.chime.Chime still has an owner after chimed exited"
-
+# meanwhile, so the bus does not activate another. Leaves the time to ready in
+# restart_ms, chimed's own share (its start-up line) in restart_own_ms, and its
+# memory in restart_rss and restart_hwm (KiB).
 ready() {
-    gdbus wait --session --timeout 30 io.github.chime.Chime &&
+    gdbus wait --session --timeout 60 io.github.chime.Chime &&
         dbus-send --session --print-reply --dest=io.github.chime.Chime \
             /io/github/chime/Chime org.freedesktop.DBus.Peer.Ping >/dev/null
 }
-start=$(now_us)
-"$chimed" 2>"$CHIME_TMP/chimed-started.log" &
-chimed_pid=$!
-chime_track "$chimed_pid"
-ready || { cat "$CHIME_TMP/chimed-started.log" >&2; chime_die "chimed did not become ready"; }
-end=$(now_us)
-owner=$(chime_name_owner_pid io.github.chime.Chime) || chime_die "chimed lost its name"
-[[ $owner == "$chimed_pid" ]] || chime_die "io.github.chime.Chime is owned by pid $owner, not the chimed started"
-record start_ms "$(((end - start) / 1000))"
-record large_rss "$(status_field "$chimed_pid" VmRSS)"
-record large_hwm "$(status_field "$chimed_pid" VmHWM)"
+restart_chimed() {
+    local expected=$1 log=$CHIME_TMP/chimed-started.log start end owner
+    kill -TERM "$chimed_pid"
+    for ((i = 0; i < 1500; i++)); do
+        # read, not $(<…): a missing file there ends the script under set -e.
+        read -r stat 2>/dev/null <"/proc/$chimed_pid/stat" || break
+        [[ ${stat##*) } == Z* ]] && break
+        sleep 0.02
+    done
+    ((i < 1500)) || chime_die "chimed did not exit within 30 s of SIGTERM"
+    for ((i = 0; i < 500; i++)); do
+        chime_name_has_owner io.github.chime.Chime || break
+        sleep 0.02
+    done
+    ((i < 500)) || chime_die "io.github.chime.Chime still has an owner after chimed exited"
+    start=$(now_us)
+    # Debug: a line per batch fired says where its time went on chimed's side.
+    CHIME_LOG_LEVEL=debug "$chimed" 2>"$log" &
+    chimed_pid=$!
+    chime_track "$chimed_pid"
+    ready || { cat "$log" >&2; chime_die "chimed did not become ready"; }
+    end=$(now_us)
+    owner=$(chime_name_owner_pid io.github.chime.Chime) || chime_die "chimed lost its name"
+    [[ $owner == "$chimed_pid" ]] || chime_die "io.github.chime.Chime is owned by pid $owner, not the chimed started"
+    restart_ms=$(((end - start) / 1000))
+    restart_rss=$(status_field "$chimed_pid" VmRSS)
+    restart_hwm=$(status_field "$chimed_pid" VmHWM)
+    grep -q " $expected scheduled" "$log" ||
+        { cat "$log" >&2; chime_die "chimed did not load $expected"; }
+    [[ $(<"$log") =~ ready\ ([0-9.]+)\ ms\ after\ main ]] || { cat "$log" >&2; chime_die "chimed logged no start-up line"; }
+    restart_own_ms=${BASH_REMATCH[1]}
+}
+
+echo "Restarting chimed with $large_count scheduled…"
+restart_chimed "$large_count"
+record start_ms "$restart_ms"
+record start_own_ms "$restart_own_ms"
+record large_rss "$restart_rss"
+record large_hwm "$restart_hwm"
 # The same two commands against a daemon already up: the part of the figure
 # that is the tools' own start-up.
 start=$(now_us)
 ready || chime_die "chimed stopped answering"
 end=$(now_us)
 record ready_tools_ms "$(((end - start) / 1000))"
-grep -q "$large_count scheduled" "$CHIME_TMP/chimed-started.log" ||
-    { cat "$CHIME_TMP/chimed-started.log" >&2; chime_die "chimed did not load $large_count"; }
 alive "after start-up"
 
 echo "Pinging chimed during requests at every limit, $maximal_count rounds…"
@@ -361,6 +377,41 @@ record ping_idle "${BASH_REMATCH[1]}"
 record ping_busy_p50 "${BASH_REMATCH[2]}"
 record ping_busy_max "${BASH_REMATCH[3]}"
 alive "behind maximal requests"
+
+# Scale: the same measures at each size, from an empty schedule up, side by side.
+# Each size is filled through D-Bus, then chimed restarts on it, and 20 reminders
+# due together fire ten times on top of it. The largest is then cancelled at once.
+echo "Scale: cancelling everything, then ${scale_sizes[*]} scheduled…"
+scheduler_call CancelAll >/dev/null || chime_die "CancelAll failed"
+# chime-bench played the server last; the mock is back for the lateness rounds.
+chime_start_mock
+scheduled=0
+for size in "${scale_sizes[@]}"; do
+    ((size > scheduled)) || chime_die "BENCH_SCALE must grow: $size after $scheduled"
+    echo "  filling to $size…"
+    run_bench schedule --count "$((size - scheduled))" --window "$window" --when "in 1d" --prefix "scale$size-"
+    scheduled=$size
+    restart_chimed "$size"
+    echo "  restarted in $restart_ms ms, RSS $((restart_rss / 1024)) MiB; chimed: $(grep -o 'ready .*' "$CHIME_TMP/chimed-started.log")"
+    run_bench lateness --count "$late_count" --spread "$late_spread" --window "$window"
+    [[ $bench_line =~ p50\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+    late50=${BASH_REMATCH[1]} late99=${BASH_REMATCH[2]}
+    alive "at $size scheduled"
+    # chimed's own share of each batch: woken after the due time, and the last of
+    # the batch delivered after waking.
+    stages=$(sed -n 's/.*Fired [0-9]*: woke \([0-9.]*\) ms after due; first delivered [0-9.]* ms after waking, last \([0-9.]*\) ms;.*/\1:\2/p' \
+        "$CHIME_TMP/chimed-started.log" | paste -sd, -)
+    [[ -n $stages ]] || chime_die "chimed logged no firing at $size scheduled"
+    record "scale_$size" "$restart_ms $restart_own_ms $restart_rss $restart_hwm $late50 $late99 $(status_field "$chimed_pid" VmRSS) $stages"
+done
+start=$(now_us)
+cancelled=$(dbus-send --session --reply-timeout=120000 --print-reply=literal --dest=io.github.chime.Chime \
+    /io/github/chime/Chime io.github.chime.Scheduler1.CancelAll) || chime_die "CancelAll failed"
+end=$(now_us)
+[[ $cancelled =~ uint32\ ([0-9]+) && ${BASH_REMATCH[1]} == "$scheduled" ]] ||
+    chime_die "CancelAll answered '$cancelled' for $scheduled scheduled"
+record scale_cancel "$scheduled $(((end - start) / 1000))"
+alive "after cancelling $scheduled"
 
 echo
 /usr/bin/python3 - "$json" "$results" "$idle_seconds" <<'PY'
@@ -404,6 +455,7 @@ rows = [
     ("RSS, 10k scheduled", f"{idle_rss:.1f} MiB", f"threads: {r['threads']}", ""),
     ("start-up to ready, 100k", f"{start_ms} ms", "target <= 1000 ms", f"{start_ms / 1000:.2f}"),
     ("", "", f"of it gdbus + dbus-send {tools_ms} ms", ""),
+    ("", "", f"of it chimed from main {float(r['start_own_ms']):.1f} ms", ""),
     ("RSS after start-up, 100k", f"{large_rss:.1f} MiB", "target <= 64 MiB", f"{large_rss / 64:.2f}"),
     ("", "", f"peak {mib(r['large_hwm']):.1f} MiB", ""),
     ("schedules/s, filling 10k to 100k", f"{r['fill_rate']}/s", "target >= 5000/s", f"{int(r['fill_rate']) / 5000:.2f}"),
@@ -427,4 +479,36 @@ rows = [
 ]
 for name, value, peer, ratio in rows:
     print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())
+
+# Scale: one column per size; growth is the largest size's figure over the smallest's.
+def stage(f, index, q):
+    values = sorted(float(pair.split(":")[index]) for pair in f[7].split(","))
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+sizes = sorted(int(k[6:]) for k in r if k[6:].isdigit() and k.startswith("scale_"))
+if sizes:
+    figures = {n: r[f"scale_{n}"].split() for n in sizes}
+    label = lambda n: f"{n // 1000000}M" if n % 1000000 == 0 else f"{n // 1000}k"
+    measures = [
+        ("start-up to ready", lambda f: float(f[0]), "ms", "target <= 2000 ms at 1M"),
+        ("of it chimed from main", lambda f: float(f[1]), "ms", ""),
+        ("RSS after start-up", lambda f: int(f[2]) / 1024, "MiB", "target <= 256 MiB at 1M"),
+        ("peak RSS", lambda f: int(f[3]) / 1024, "MiB", ""),
+        ("fire lateness p50, 20 together", lambda f: float(f[4]), "ms", ""),
+        ("fire lateness p99, 20 together", lambda f: float(f[5]), "ms", "target: unchanged"),
+        ("RSS after firing", lambda f: int(f[6]) / 1024, "MiB", ""),
+        ("chimed: woke after due, p99", lambda f: stage(f, 0, 0.99), "ms", "timerfd and the scheduler"),
+        ("chimed: last of 20 out, p50", lambda f: stage(f, 1, 0.5), "ms", "after waking"),
+        ("chimed: last of 20 out, p99", lambda f: stage(f, 1, 0.99), "ms", "the rest is the bus and the monitor"),
+    ]
+    print()
+    head = "".join(f"{label(n):>11}" for n in sizes)
+    print(f"{'scale':<32}{head}   growth {label(sizes[0])} to {label(sizes[-1])}")
+    for name, value, unit, target in measures:
+        cells = [value(figures[n]) for n in sizes]
+        text = "".join(f"{c:>11.1f}" for c in cells)
+        growth = f"{cells[-1] / cells[0]:.1f}x" if cells[0] else ""
+        print(f"{name + ' (' + unit + ')':<32}{text}   {growth:<8} {target}".rstrip())
+    count, ms = r["scale_cancel"].split()
+    print(f"{'CancelAll of ' + count:<32}{int(ms):>11} ms   target <= 2000 ms")
 PY

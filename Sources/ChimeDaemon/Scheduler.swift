@@ -16,6 +16,10 @@ import Logging
 final class Scheduler {
     /// More late notifications than this at one wake-up are shown as one summary.
     static let coalescingThreshold = 3
+    /// The most notifications read ahead of their due time. Beyond it a batch is read as
+    /// it fires: a million due at one instant would otherwise all be decoded and held in
+    /// memory from the arming on (seconds of start-up, hundreds of MiB).
+    static let readAhead = 64
     /// The longest the timer's fallback sleeps when the kernel refused an arming.
     static let fallbackPollMilliseconds = 60_000
 
@@ -40,6 +44,8 @@ final class Scheduler {
     /// The next batch, read from the store while the daemon waits for it, so reading and
     /// decoding rows is not on the way from the due time to the screen.
     private var prepared: [String: ScheduledNotification] = [:]
+    /// What is read ahead now, for the tests.
+    var readAheadIDs: [String] { prepared.keys.sorted() }
 
     /// The notifications that fire at a place rather than at a time.
     var places: PlaceTriggers?
@@ -124,11 +130,19 @@ final class Scheduler {
         }
     }
 
-    /// Reads the notifications due at `date` ahead of time. The heap's storage is scanned
-    /// in place: a pass over 100,000 entries costs well under a millisecond, once per arming.
+    /// Reads the first ``readAhead`` notifications due at `date` ahead of time, in the order
+    /// they fire. The heap's storage is scanned in place: a pass over 100,000 entries costs
+    /// well under a millisecond, once per arming.
     private func prepare(dueBy date: Date) {
-        let ids = heap.unordered.filter { $0.date <= date && dueTimes[$0.id] == $0.date && prepared[$0.id] == nil }.map(\.id)
-        guard !ids.isEmpty else { return }
+        let wanted = Self.readAhead - prepared.values.count(where: { $0.nextFire.map { $0 <= date } ?? false })
+        guard wanted > 0 else { return }
+        var first = Heap<Due>()
+        for entry in heap.unordered where entry.date <= date && dueTimes[entry.id] == entry.date && prepared[entry.id] == nil {
+            first.insert(entry)
+            if first.count > wanted { first.removeMax() }
+        }
+        guard !first.isEmpty else { return }
+        let ids = first.unordered.map(\.id)
         // The rows must include what is staged (the firing just recorded, a move of
         // floating times): a stale row would fire from its old due time and count.
         commits.commit()
@@ -141,18 +155,48 @@ final class Scheduler {
 
     /// Fires everything due now, as one batch, then re-arms.
     private func fireDue() {
+        let woke = time.monotonic
         let instant = time.now
         var due: [String] = []
+        var earliest: Date?
         while let top = heap.min, top.date <= instant {
             heap.removeMin()
             guard dueTimes[top.id] == top.date else { continue }
             due.append(top.id)
+            earliest = earliest ?? top.date
         }
-        if !due.isEmpty { fire(due, at: instant) }
+        var sent: ClosedRange<UInt64>?
+        if !due.isEmpty { sent = fire(due, at: instant) }
         arm()
+        if let earliest, logger.logLevel <= .debug {
+            logger.debug("\(firingTrace(count: due.count, wokeLate: instant.timeIntervalSince(earliest), woke: woke, sent: sent))")
+        }
     }
 
-    private func fire(_ ids: [String], at instant: Date) {
+    /// Where the time of one batch went, on chimed's side of the bus: the kernel's wake-up
+    /// after the due time, the first and last delivery (with a server ready and a slot
+    /// free, its `Notify` is written to the bus before `deliver` returns), then the rest
+    /// of the batch (history staged, signals, the next arming). `make bench` reads these.
+    private func firingTrace(count: Int, wokeLate: TimeInterval, woke: UInt64, sent: ClosedRange<UInt64>?) -> String {
+        func milliseconds(_ nanoseconds: UInt64) -> String { Self.milliseconds(Double(nanoseconds) / 1e6) }
+        let done = time.monotonic
+        let notify = sent.map { "first delivered \(milliseconds($0.lowerBound - woke)) ms after waking, last \(milliseconds($0.upperBound - woke)) ms; " }
+        return "Fired \(count): woke \(Self.milliseconds(wokeLate * 1000)) ms after due; " + (notify ?? "none delivered; ")
+            + "done \(milliseconds(done - woke)) ms after waking."
+    }
+
+    private static func milliseconds(_ value: Double) -> String {
+        let hundredths = Int((max(0, value) * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
+
+    /// Fires `ids`, due at `instant`; returns when the first and the last of the batch
+    /// were delivered (monotonic nanoseconds), nil when none was.
+    @discardableResult
+    private func fire(_ ids: [String], at instant: Date) -> ClosedRange<UInt64>? {
+        var firstSent: UInt64?
+        var lastSent: UInt64?
         let zone = TimeZone.current
         var shown: [(ScheduledNotification, TimeInterval)] = []
         var late: [(ScheduledNotification, due: Date, TimeInterval)] = []
@@ -196,6 +240,8 @@ final class Scheduler {
             } else {
                 // A snoozed copy takes the place of its origin if that is still on screen.
                 presenter.deliver(id: id, kind: .scheduled, alert: notification.alert, replacing: notification.origin, due: dueDate)
+                lastSent = time.monotonic
+                firstSent = firstSent ?? lastSent
                 shown.append((advanced, lateBy))
             }
         }
@@ -225,6 +271,8 @@ final class Scheduler {
         }
         for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
         for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
+        guard let firstSent, let lastSent else { return nil }
+        return firstSent...lastSent
     }
 
     /// The history rows of one batch, in due order within each kind.

@@ -158,7 +158,8 @@ final class SchedulerService {
         }, done: { [unowned self] result in
             switch result {
             case .success:
-                self.logger.debug("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(notification.alert.title)")
+                // Trace: one line per call would fill a log at thousands of calls a second.
+                self.logger.trace("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(notification.alert.title)")
                 self.scheduler.add(notification)
                 responder.reply([.string(notification.id)])
             case .failure(let error):

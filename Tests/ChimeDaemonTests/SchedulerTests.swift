@@ -47,6 +47,21 @@ struct SchedulerTests {
         #expect(harness.time.alarm.armedAt == nil, "nothing more to wait for")
     }
 
+    /// A schedule with thousands due at one instant (a million, in make bench) must not
+    /// have them all decoded and held from the arming on: start-up read each of them.
+    /// The first ones to fire are read ahead; the rest as they fire.
+    @Test func manyDueAtOneInstantAreReadAheadOnlyInPart() throws {
+        let harness = try Harness()
+        let due = harness.time.now.addingTimeInterval(10)
+        let ids = (0..<200).map { "n" + String(1000 + $0).dropFirst() }
+        for id in ids.reversed() { try harness.add(id, due: due, started: false) }
+        try harness.scheduler.start()
+        #expect(harness.scheduler.readAheadIDs == Array(ids.prefix(Scheduler.readAhead)))
+        harness.time.advance(10)
+        #expect(try harness.delivery.history().count == 200)
+        #expect(harness.scheduler.readAheadIDs.isEmpty)
+    }
+
     @Test func aRepeatKeepsItsCadence() throws {
         let harness = try Harness()
         try harness.scheduler.start()

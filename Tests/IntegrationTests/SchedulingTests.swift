@@ -30,6 +30,24 @@ struct SchedulingTests {
         #expect(count?.hasSuffix(" 1") == true, "\(shown)")
     }
 
+    /// At debug level each batch says where its time went on chimed's side; `make bench`
+    /// reads these lines for its per-stage figures.
+    @Test func aBatchFiredSaysWhereItsTimeWent() throws {
+        let session = try TestSession()
+        // Two due at the same whole second, at least 2 s ahead, fire as one batch.
+        let due = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3).rounded(.down)))
+        _ = try session.add("One", "--at", due)
+        _ = try session.add("Two", "--at", due)
+        let log = try session.waitForDaemonLog(containing: "Fired 2: ")
+        let line = try #require(log.split(separator: "\n").first { $0.contains("Fired 2: ") })
+        let match = try #require(line.firstMatch(
+            of: /Fired 2: woke (\d+\.\d\d) ms after due; first delivered (\d+\.\d\d) ms after waking, last (\d+\.\d\d) ms; done (\d+\.\d\d) ms after waking\./),
+            "\(line)")
+        let (woke, firstOut, lastOut, done) = (Double(match.1)!, Double(match.2)!, Double(match.3)!, Double(match.4)!)
+        #expect(woke < 1000 && firstOut <= lastOut && lastOut <= done, "\(line)")
+        _ = try session.waitForNotifyCalls(2)
+    }
+
     @Test func survivesKillMinus9AndStillFiresOnTime() throws {
         let session = try TestSession()
         let id = try session.add("Survivor", "--in", "4s")
