@@ -6,7 +6,7 @@ import Glibc
 enum BenchCommand {
     static let usage = """
         usage: chime-bench schedule --count N --window W --when WHEN [--prefix P]
-               chime-bench lateness --count K --spread S [--window W] [--grace G]
+               chime-bench lateness --count K --spread S [--window W] [--grace G] [--peer COMMAND]
                chime-bench presses --count N --action KEY [--output FILE]
                chime-bench activate --name NAME --count N
                chime-bench ping [--rounds N]
@@ -17,7 +17,9 @@ enum BenchCommand {
                   and waits for every reply (each one means the row is committed).
         lateness  watches the bus for Notify calls, schedules K notifications due at whole
                   seconds over the next S seconds, and reports how late each Notify was sent
-                  (waits at most G seconds, default 5, after the last due time).
+                  (waits at most G seconds, default 5, after the last due time). With --peer,
+                  COMMAND sends the same Notify calls instead of chimed: it reads "DUE COUNT"
+                  lines on standard input (the floor program, Benchmarks/lateness/notify-at.c).
 
         presses   plays the notification server (stop the other one first), shows N notifications
                   of category bench, presses KEY on each and reports the time to its effect:
