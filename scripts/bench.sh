@@ -50,6 +50,7 @@ lone_count=20
 churn_count=200
 churn_restarts=5
 maximal_count=20
+dunst_count=86
 
 for tool in "$bin_dir/chime" "$bin_dir/chimed" "$bench"; do
     [[ -x $tool ]] || chime_die "$tool is missing: run 'make release' first"
@@ -289,12 +290,15 @@ alive "through server churn"
 # Button presses: chime-bench becomes the notification server, so it knows the
 # instant each press is sent; the mock steps aside first.
 echo "Pressing buttons: $press_count commands, then $press_count snoozes…"
-kill -TERM "$CHIME_MOCK_PID"
-for ((i = 0; i < 500; i++)); do
-    chime_name_has_owner org.freedesktop.Notifications || break
-    sleep 0.02
-done
-((i < 500)) || chime_die "the mock server did not leave the bus"
+stop_server() {
+    kill -TERM "$1"
+    for ((i = 0; i < 500; i++)); do
+        chime_name_has_owner org.freedesktop.Notifications || break
+        sleep 0.02
+    done
+    ((i < 500)) || chime_die "the notification server did not leave the bus"
+}
+stop_server "$CHIME_MOCK_PID"
 run_bench presses --count "$press_count" --action go --output "$presses_file"
 [[ $bench_line =~ median\ ([0-9.]+)\ ms,\ p99\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
 record press_command_p50 "${BASH_REMATCH[1]}"
@@ -426,11 +430,46 @@ end=$(now_us)
 record scale_cancel "$scheduled $(((end - start) / 1000))"
 alive "after cancelling $scheduled"
 
+# Against dunst, the server of many desktops, under Xvfb: chime notify and notify-send
+# once more, then a fresh chimed and dunst idle after dunst has shown the same
+# notifications, each one's resident memory; and the binaries' installed size.
+echo "Against dunst: chime notify and notify-send, then $dunst_count shown…"
+stop_server "$CHIME_MOCK_PID"
+chime_start_x
+chime_start_dunst
+restart_chimed 0
+"$chime" notify "Warm-up" "Against dunst" >/dev/null || chime_die "chime notify failed against dunst"
+notify-send "Warm-up" "Against dunst" || chime_die "notify-send failed against dunst"
+dunst_json=$CHIME_TMP/notify-dunst.json
+hyperfine -N --style basic --runs "$runs" --warmup 10 --export-json "$dunst_json" \
+    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready"
+dunst_seen() {
+    echo $(($(dunstctl count displayed) + $(dunstctl count waiting) + $(dunstctl count history)))
+}
+seen_before=$(dunst_seen) || chime_die "dunstctl failed"
+for ((n = 0; n < dunst_count; n++)); do
+    "$chime" notify "Shown $n" "Counted" >/dev/null || chime_die "chime notify failed against dunst"
+done
+for ((i = 0; i < 500; i++)); do
+    (($(dunst_seen) >= seen_before + dunst_count)) && break
+    sleep 0.02
+done
+((i < 500)) || chime_die "dunst did not get the $dunst_count notifications"
+sleep 2
+alive "against dunst"
+# RssAnon is each one's own memory; the rest is mostly its binary and libraries, paged in.
+record dunst_rss "$(status_field "$chimed_pid" VmRSS) $(status_field "$CHIME_DUNST_PID" VmRSS) $dunst_count"
+record dunst_anon "$(status_field "$chimed_pid" RssAnon) $(status_field "$CHIME_DUNST_PID" RssAnon)"
+strip -o "$CHIME_TMP/chime.stripped" "$chime" && strip -o "$CHIME_TMP/chimed.stripped" "$chimed" ||
+    chime_die "strip failed"
+record sizes "$(stat -c %s "$CHIME_TMP/chime.stripped") $(stat -c %s "$CHIME_TMP/chimed.stripped") $(stat -c %s "$(command -v dunst)")"
+
 echo
-/usr/bin/python3 - "$json" "$results" "$idle_seconds" <<'PY'
+/usr/bin/python3 - "$json" "$results" "$idle_seconds" "$dunst_json" <<'PY'
 import json, sys
-path, results_path, idle = sys.argv[1:]
+path, results_path, idle, dunst_path = sys.argv[1:]
 results = {r["command"]: r for r in json.load(open(path))["results"]}
+against_dunst = {r["command"]: r["median"] * 1000 for r in json.load(open(dunst_path))["results"]}
 r = dict(line.rstrip("\n").split("=", 1) for line in open(results_path) if "=" in line)
 chime = results["chime"]["median"] * 1000
 send = results["notify-send"]["median"] * 1000
@@ -443,6 +482,8 @@ act, act_c, act_py = float(r["activate_chimed"]), float(r["activate_c"]), float(
 rows = [
     ("figure", "value", "target / peer", "ratio"),
     ("installed chime notify, median", f"{chime:.2f} ms", f"notify-send {send:.2f} ms", f"{chime / send:.2f} (target <= 1)"),
+    ("installed chime notify, dunst, median", f"{against_dunst['chime']:.2f} ms",
+     f"notify-send {against_dunst['notify-send']:.2f} ms", f"{against_dunst['chime'] / against_dunst['notify-send']:.2f} (target <= 0.5)"),
     ("first call through activation, median", f"{act:.2f} ms", "target <= 15 ms", f"{act / 15:.2f}"),
     ("", "", f"trivial C service {act_c:.2f} ms", f"{act / act_c:.1f}x C"),
     ("", "", f"trivial Python service {act_py:.2f} ms", f"{act / act_py:.2f}x Python"),
@@ -493,6 +534,12 @@ rows = [
      f"{float(r['ping_busy_max']) / 100:.2f} (target <= 100 ms)"),
     ("Ping during a maximal request, median", f"{float(r['ping_busy_p50']):.2f} ms", "Schedule at every limit, 20 rounds", ""),
     ("mock server RSS", f"{mib(r['mock_rss']):.1f} MiB", "for scale (Python)", ""),
+    (f"chimed RSS idle after {r['dunst_rss'].split()[2]} shown", f"{mib(r['dunst_rss'].split()[0]):.1f} MiB", f"dunst that showed them {mib(r['dunst_rss'].split()[1]):.1f} MiB",
+     f"{int(r['dunst_rss'].split()[0]) / int(r['dunst_rss'].split()[1]):.2f} (target <= 1)"),
+    ("", "", f"of it anonymous: chimed {mib(r['dunst_anon'].split()[0]):.1f}, dunst {mib(r['dunst_anon'].split()[1]):.1f} MiB", ""),
+    ("installed chime + chimed, stripped", f"{sum(map(int, r['sizes'].split()[:2])) / 1e6:.1f} MB",
+     f"dunst {int(r['sizes'].split()[2]) / 1e6:.1f} MB; target 12 MB", f"{sum(map(int, r['sizes'].split()[:2])) / 12e6:.2f}"),
+    ("", "", f"chime {int(r['sizes'].split()[0]) / 1e6:.1f} MB, chimed {int(r['sizes'].split()[1]) / 1e6:.1f} MB", ""),
 ]
 for name, value, peer, ratio in rows:
     print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())

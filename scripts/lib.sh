@@ -173,7 +173,9 @@ _chime_stop() {
     local pid=$1 stat state ppid i
     kill -TERM "$pid" 2>/dev/null || return 0
     for ((i = 0; i < 250; i++)); do
-        { stat=$(<"/proc/$pid/stat"); } 2>/dev/null || break
+        # read, not $(<…): under set -e a missing file there ends the script, and with it
+        # the clean-up of everything started after this process.
+        read -r stat 2>/dev/null <"/proc/$pid/stat" || break
         read -r state ppid _ <<<"${stat##*) }"
         [[ $state == Z && $ppid == "$$" ]] && break
         sleep 0.02

@@ -62,6 +62,20 @@ struct SchedulerTests {
         #expect(harness.scheduler.readAheadIDs.isEmpty)
     }
 
+    /// A cancel of nearly everything leaves stale heap entries; they are dropped in one
+    /// rebuild rather than popped one by one at the next arming (seconds for a million).
+    @Test func cancellingMostOfTheScheduleShrinksTheHeapAndTheRestStillFires() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        let start = harness.time.now
+        let ids = (0..<300).map { "c" + String(1000 + $0).dropFirst() }
+        for (index, id) in ids.enumerated() { try harness.add(id, due: start.addingTimeInterval(Double(10 + index))) }
+        harness.scheduler.remove(ids: Array(ids.dropFirst(5)))
+        #expect(harness.scheduler.heapEntryCount == 5)
+        harness.time.advance(400)
+        #expect(Set(harness.server.titles) == Set(ids.prefix(5)))
+    }
+
     @Test func aRepeatKeepsItsCadence() throws {
         let harness = try Harness()
         try harness.scheduler.start()

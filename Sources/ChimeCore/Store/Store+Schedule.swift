@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import GRDBSQLite
 
 /// The schedule: adding, firing, completing and cancelling notifications, and reading them.
 extension Store {
@@ -165,13 +166,23 @@ extension Store {
 
     /// What the heap needs at start-up, without decoding alerts: id, due time, and
     /// whether the due time depends on the system zone.
+    ///
+    /// Read through SQLite's own column calls: at a million rows GRDB's row decoding was
+    /// most of chimed's start-up.
     public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date, floating: Bool)] {
         try read { db in
+            let statement = try db.makeStatement(sql: "SELECT id, nextFire, triggerKind = 'floating' FROM notification WHERE nextFire IS NOT NULL")
             var result: [(id: String, nextFire: Date, floating: Bool)] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, nextFire, triggerKind FROM notification WHERE nextFire IS NOT NULL")
-            while let row = try rows.next() {
-                result.append((row[0], Date(timeIntervalSince1970: row[1]), (row[2] as String) == "floating"))
+            let handle = statement.sqliteStatement
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+                guard let text = sqlite3_column_text(handle, 0) else { continue }
+                let id = String(cString: text)
+                result.append((id, Date(timeIntervalSince1970: sqlite3_column_double(handle, 1)), sqlite3_column_int(handle, 2) != 0))
             }
+            sqlite3_reset(handle)
             return result
         }
     }
