@@ -310,16 +310,21 @@ extension StoreTests {
         #expect(try store.scheduled().isEmpty)
     }
 
+    /// A store of `count` reminders in `directory`, and a history of 500 events in its
+    /// `state` folder, which it returns: enough pages of each to damage some.
+    func storeWithHistory(in directory: Directory, count: Int) throws -> URL {
+        let state = directory.url.appendingPathComponent("state")
+        let store = try Store(directory: directory.url, stateDirectory: state)
+        try fill(store, count: count)
+        try store.write { db in
+            for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
+        }
+        return state
+    }
+
     @Test func aDamagedHistoryIsSetAsideAndTheScheduleKept() throws {
         let directory = Directory()
-        let state = directory.url.appendingPathComponent("state")
-        do {
-            let store = try Store(directory: directory.url, stateDirectory: state)
-            try fill(store, count: 10)
-            try store.write { db in
-                for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
-            }
-        }
+        let state = try storeWithHistory(in: directory, count: 10)
         try damageLeafPages(in: state, count: 2, of: "history", file: "history.sqlite")
         let store = try Store(directory: directory.url, stateDirectory: state)
         #expect(store.recovery == nil)
@@ -336,14 +341,7 @@ extension StoreTests {
     /// damaged store is recovered first and the history's notice is not lost with it.
     @Test func aDamagedStoreAndADamagedHistoryAreBothRepairedAndBothSaid() throws {
         let directory = Directory()
-        let state = directory.url.appendingPathComponent("state")
-        do {
-            let store = try Store(directory: directory.url, stateDirectory: state)
-            try fill(store, count: 300)
-            try store.write { db in
-                for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
-            }
-        }
+        let state = try storeWithHistory(in: directory, count: 300)
         try damageLeafPages(in: directory.url, count: 2)
         try damageLeafPages(in: state, count: 2, of: "history", file: "history.sqlite")
         let store = try Store(directory: directory.url, stateDirectory: state)
