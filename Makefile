@@ -38,7 +38,7 @@ SERVICE_TEMPLATE := dbus/io.github.chime.Chime.service.in
 LINGUAS := $(patsubst po/%.po,%,$(wildcard po/*.po))
 RELEASE_CATALOGUES := $(LINGUAS:%=$(RELEASE_DIR)/locale/%/LC_MESSAGES/chime.mo)
 
-.PHONY: all deps build release services generated api-xml pot locale install uninstall deb test test-servers demo bench soak screenshot clean
+.PHONY: all deps build release services generated api-xml pot locale install install-strip uninstall deb test test-servers demo bench soak screenshot clean
 
 all: build
 
@@ -113,6 +113,10 @@ BUILT = $(if $(NO_BUILD),,$(RELEASE_BINS) $(GENERATED) $(RELEASE_CATALOGUES))
 
 install: $(BUILT)
 	@$(INSTALL_ENV) scripts/install.sh install
+
+# The same, with chime and chimed stripped of their debugging symbols (GNU's name for it).
+install-strip: $(BUILT)
+	@$(INSTALL_ENV) STRIP=1 scripts/install.sh install
 
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall

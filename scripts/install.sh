@@ -9,6 +9,8 @@
 #   DESTDIR     staging root prepended to every path (packaging, tests)
 #   BIN_DIR     the release build's chime and chimed, and its locale/ (scripts/locale.sh)
 #   GEN_DIR     generated man pages and completions
+#   STRIP       when set, the installed chime and chimed are stripped (make install-strip):
+#               the release build keeps its debugging symbols, 120 MB against 80 MB
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -131,6 +133,9 @@ install_files() {
             install -D -m "$mode" "$filled" "$DESTDIR$target"
         else
             install -D -m "$mode" "$source" "$DESTDIR$target"
+        fi
+        if [[ -n ${STRIP:-} && ( $target == "$bindir/chime" || $target == "$bindir/chimed" ) ]]; then
+            strip "$DESTDIR$target" || die "cannot strip $DESTDIR$target"
         fi
         echo "installed $DESTDIR$target"
     done < <(manifest)

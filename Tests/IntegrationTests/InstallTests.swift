@@ -111,6 +111,28 @@ struct InstallTests {
         #expect(filesUnder(root) == ["/usr/local/share/man/man1/other.1"])
     }
 
+    /// `make install-strip` installs the same files, with the two binaries stripped of
+    /// their symbols (a third of chimed's size), still working; the build keeps its own.
+    @Test func installStripInstallsStrippedBinariesThatRun() throws {
+        let root = try temporaryDirectory("destdir-strip")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let install = try make(["install-strip", "DESTDIR=\(root.path)", "PREFIX=/usr/local"])
+        #expect(install.status == 0, "\(install)")
+        #expect(filesUnder(root) == (try Self.manifest(prefix: "/usr/local")))
+        let built = packageRoot.appendingPathComponent(".build/release")
+        for name in ["chime", "chimed"] {
+            let installed = root.appendingPathComponent("usr/local/bin/\(name)").path
+            let sections = try runCommand(["readelf", "-S", "-W", installed])
+            #expect(sections.status == 0 && !sections.stdout.contains(".symtab"), "\(name): \(sections.stdout.suffix(400))")
+            let size = try FileManager.default.attributesOfItem(atPath: installed)[.size] as? Int ?? 0
+            let builtSize = try FileManager.default.attributesOfItem(atPath: built.appendingPathComponent(name).path)[.size] as? Int ?? 0
+            #expect(size > 0 && size < builtSize, "\(name): \(size) bytes installed, \(builtSize) built")
+            let version = try runCommand([installed, "--version"])
+            #expect(version.status == 0 && version.stdout.contains("0."), "\(version)")
+        }
+        #expect(try runCommand(["readelf", "-S", "-W", built.appendingPathComponent("chimed").path]).stdout.contains(".symtab"))
+    }
+
     @Test func installedChimedStartsThroughActivationAndFires() throws {
         let prefix = try temporaryDirectory("prefix")
         defer { try? FileManager.default.removeItem(at: prefix) }
