@@ -123,20 +123,27 @@ check_writable() {
 install_files() {
     check_sources
     check_writable
-    local mode source target
+    local mode source target name
     # Global: the EXIT trap runs after this function's locals are gone.
     filled=$(mktemp)
-    trap 'rm -f "$filled"' EXIT
+    stripped=$(mktemp -d)
+    trap 'rm -rf "$filled" "$stripped"' EXIT
+    # Stripped copies are made before anything is written, so that a strip that fails
+    # (binutils missing) leaves nothing half installed.
+    if [[ -n ${STRIP:-} ]]; then
+        for name in chime chimed; do
+            strip -o "$stripped/$name" "$BIN_DIR/$name" 2>/dev/null ||
+                die "cannot strip $BIN_DIR/$name (is binutils installed?); nothing was installed."
+        done
+    fi
     while read -r mode source target; do
         if [[ $source == *.in ]]; then
             sed -e "s|@BINDIR@|$bindir|g" -e "s|@CHIMED@|$bindir/chimed|g" "$source" >"$filled"
-            install -D -m "$mode" "$filled" "$DESTDIR$target"
-        else
-            install -D -m "$mode" "$source" "$DESTDIR$target"
+            source=$filled
+        elif [[ -n ${STRIP:-} && ( $target == "$bindir/chime" || $target == "$bindir/chimed" ) ]]; then
+            source=$stripped/${target##*/}
         fi
-        if [[ -n ${STRIP:-} && ( $target == "$bindir/chime" || $target == "$bindir/chimed" ) ]]; then
-            strip "$DESTDIR$target" || die "cannot strip $DESTDIR$target"
-        fi
+        install -D -m "$mode" "$source" "$DESTDIR$target"
         echo "installed $DESTDIR$target"
     done < <(manifest)
 }

@@ -190,17 +190,11 @@ final class Scheduler {
     /// free, its `Notify` is written to the bus before `deliver` returns), then the rest
     /// of the batch (history staged, signals, the next arming). `make bench` reads these.
     private func firingTrace(count: Int, wokeLate: TimeInterval, woke: UInt64, sent: ClosedRange<UInt64>?) -> String {
-        func milliseconds(_ nanoseconds: UInt64) -> String { Self.milliseconds(Double(nanoseconds) / 1e6) }
+        func milliseconds(_ nanoseconds: UInt64) -> String { millisecondsText(.nanoseconds(Int64(nanoseconds)), decimals: 2) }
         let done = time.monotonic
         let notify = sent.map { "first delivered \(milliseconds($0.lowerBound - woke)) ms after waking, last \(milliseconds($0.upperBound - woke)) ms; " }
-        return "Fired \(count): woke \(Self.milliseconds(wokeLate * 1000)) ms after due; " + (notify ?? "none delivered; ")
+        return "Fired \(count): woke \(millisecondsText(.seconds(wokeLate), decimals: 2)) ms after due; " + (notify ?? "none delivered; ")
             + "done \(milliseconds(done - woke)) ms after waking."
-    }
-
-    private static func milliseconds(_ value: Double) -> String {
-        let hundredths = Int((max(0, value) * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 
     /// Fires `ids`, due at `instant`; returns when the first and the last of the batch

@@ -20,12 +20,18 @@ struct StartupTrace {
 
     /// `ready 9.8 ms after main: bus 1.2, store 5.1, …`.
     var summary: String {
-        let parts = steps.map { "\($0.name) \(Self.milliseconds($0.took))" }
-        return "ready \(Self.milliseconds(last - start)) ms after main: " + parts.joined(separator: ", ")
+        let parts = steps.map { "\($0.name) \(millisecondsText($0.took, decimals: 1))" }
+        return "ready \(millisecondsText(last - start, decimals: 1)) ms after main: " + parts.joined(separator: ", ")
     }
+}
 
-    private static func milliseconds(_ duration: Duration) -> String {
-        let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
-        return "\(tenths / 10).\(tenths % 10)"
-    }
+/// `duration` in milliseconds with `decimals` digits after the point, for the timing lines
+/// of the log (start-up, each batch fired), which `make bench` reads back.
+func millisecondsText(_ duration: Duration, decimals: Int) -> String {
+    let scale = (0..<decimals).reduce(1) { value, _ in value * 10 }
+    let units = max(0, duration.components.seconds * 1000 * Int64(scale)
+        + duration.components.attoseconds / (1_000_000_000_000_000 / Int64(scale)))
+    let fraction = String(units % Int64(scale))
+    return decimals == 0 ? "\(units)"
+        : "\(units / Int64(scale))." + String(repeating: "0", count: decimals - fraction.count) + fraction
 }

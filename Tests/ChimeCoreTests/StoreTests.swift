@@ -217,6 +217,26 @@ extension StoreTests {
         try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
     }
 
+    /// A history that cannot be opened now (here a folder where the file should be) is
+    /// not damage: the start stops naming it, and neither it nor the store is set aside.
+    @Test func aHistoryThatCannotBeOpenedNowStopsTheStartByName() throws {
+        let directory = Directory()
+        let state = try storeWithHistory(in: directory, count: 10)
+        let history = state.appendingPathComponent("history.sqlite")
+        try FileManager.default.removeItem(at: history)
+        try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
+        #expect {
+            try Store(directory: directory.url, stateDirectory: state)
+        } throws: { error in
+            guard let error = error as? StoreError, case .cannotOpen(let path, _) = error else { return false }
+            return path.hasSuffix("/history.sqlite")
+        }
+        #expect(try files(in: directory).filter { $0.contains("damaged") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.contains("damaged") }.isEmpty)
+        try FileManager.default.removeItem(at: history)
+        #expect(try Store(directory: directory.url, stateDirectory: state).scheduled().count == 10)
+    }
+
     @Test func aStoreThatCannotBeOpenedNowIsLeftAsItIs() throws {
         let directory = Directory()
         // SQLite cannot open a folder: an error that is not damage.

@@ -133,6 +133,22 @@ struct InstallTests {
         #expect(try runCommand(["readelf", "-S", "-W", built.appendingPathComponent("chimed").path]).stdout.contains(".symtab"))
     }
 
+    /// A strip that fails (binutils missing, say) stops install-strip before it writes
+    /// anything, with one sentence.
+    @Test func installStripThatCannotStripWritesNothing() throws {
+        let root = try temporaryDirectory("destdir-nostrip")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let tools = try RecordingTools()
+        defer { tools.remove() }
+        let strip = tools.folder.appendingPathComponent("strip")
+        try "#!/bin/sh\necho 'strip: cannot run' >&2\nexit 1\n".write(to: strip, atomically: true, encoding: .utf8)
+        chmod(strip.path, 0o755)
+        let install = try make(["install-strip", "DESTDIR=\(root.path)", "PREFIX=/usr/local"], tools: tools)
+        #expect(install.status != 0, "\(install)")
+        #expect(install.stderr.contains("cannot strip") && install.stderr.contains("nothing was installed"), "\(install)")
+        #expect(filesUnder(root).isEmpty)
+    }
+
     @Test func installedChimedStartsThroughActivationAndFires() throws {
         let prefix = try temporaryDirectory("prefix")
         defer { try? FileManager.default.removeItem(at: prefix) }
