@@ -60,6 +60,7 @@ final class StoreUpkeep {
 
     private func backUpIfDue() {
         passes += 1
+        compactIfDue()
         let now = Date()
         guard passes > 1, now >= nextBackup else { return }
         if let next = nextFire(), next > now, next.timeIntervalSince(now) < 2 { return }
@@ -71,6 +72,22 @@ final class StoreUpkeep {
         } catch {
             nextBackup = Date().addingTimeInterval(Self.retryInterval)
             logger.warning("Cannot back up the store (the last backup stays): \(error)")
+        }
+    }
+}
+
+extension StoreUpkeep {
+    /// After a cancel of (nearly) everything: the caller is answered first, then the
+    /// cancelled reminders leave the file. Once: a failure (a full disk: VACUUM needs room
+    /// for a copy of what is kept) is said and not retried before the next such cancel.
+    private func compactIfDue() {
+        guard store.compactionDue else { return }
+        connection.flush()
+        do {
+            let took = try store.compact()
+            logger.info("Compacted the store after a cancel of nearly everything in \(took.milliseconds) ms.")
+        } catch {
+            logger.warning("Cannot compact the store; the cancelled reminders' pages stay in it, free, until reused: \(error)")
         }
     }
 }

@@ -125,6 +125,28 @@ struct SchedulingTests {
         #expect(try session.run(["chime", "list", "--json"]).stdout == "[]\n")
     }
 
+    /// A cancel of everything drops the schedule's pages whole, answers, then rebuilds the
+    /// file: the cancelled reminders' words leave it (none in a free page, none in the WAL),
+    /// what already fired stays, and firing goes on.
+    @Test func cancellingEverythingTakesItOutOfTheFileAndFiringGoesOn() throws {
+        let session = try TestSession()
+        _ = try session.add("Fired before", "--in", "1s")
+        _ = try session.waitForNotifyCalls(1)
+        try session.addReminders(150)
+        #expect(try session.run(["chime", "cancel", "--all"]).stdout == "Cancelled 150.\n")
+        try session.waitForDaemonLog(containing: "Compacted the store after a cancel of nearly everything")
+        let file = try Data(contentsOf: session.storeFile)
+        #expect(file.range(of: Data("Reminder 1".utf8)) == nil, "a cancelled reminder is still in the file")
+        #expect(file.range(of: Data("Fired before".utf8)) != nil)
+        let wal = try? FileManager.default.attributesOfItem(atPath: session.storeFile.path + "-wal")[.size] as? Int
+        #expect((wal ?? 0) == 0)
+        #expect(try session.run(["chime", "log", "--limit", "1"]).stdout.contains("150 notifications"))
+
+        _ = try session.add("After", "--in", "1s")
+        let calls = try session.waitForNotifyCalls(2)
+        #expect(calls.count == 2 && calls[1].contains("After"), "\(calls)")
+    }
+
     @Test func listJsonCarriesEveryField() throws {
         let session = try TestSession()
         let id = try session.add("Plants", "Water them", "--at", "2030-01-31 08:00", "--repeat", "month", "--badge", "2",

@@ -14,6 +14,7 @@ extension Store {
                         in transaction: Transaction) throws -> Bool {
         try transaction.db.execute(sql: "DELETE FROM notification WHERE id = ? AND state = 'scheduled'", arguments: [notification.id])
         guard transaction.db.changesCount > 0 else { return false }
+        try deleteUserInfo(of: notification.id, in: transaction)
         guard try insert(notification, in: transaction) else { return false }
         try record(HistoryEntry(time: instant, id: notification.id, event: .edited, title: notification.alert.title, detail: detail),
                    in: transaction)

@@ -133,6 +133,24 @@ extension Store {
                 ALTER TABLE notification ADD COLUMN skipped TEXT;
                 """)
         }
+        migrator.registerMigration("v8: userInfo without a foreign key") { db in
+            // While userInfo referred to notification, SQLite deleted every row of either
+            // one by one, even in a DELETE without WHERE: its truncate optimisation is off
+            // for a table in a foreign key. A CancelAll of a million took 22 s. The cascade
+            // is written out where rows go (``Store/deleteUserInfo(of:in:)``).
+            try db.execute(sql: """
+                CREATE TABLE userInfoV8 (
+                    notificationId TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (notificationId, key)
+                ) WITHOUT ROWID;
+                INSERT INTO userInfoV8 SELECT notificationId, key, value FROM userInfo;
+                DROP TABLE userInfo;
+                ALTER TABLE userInfoV8 RENAME TO userInfo;
+                CREATE INDEX userInfo_keyValue ON userInfo(key, value);
+                """)
+        }
         return migrator
     }
 }

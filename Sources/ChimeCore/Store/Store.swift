@@ -36,6 +36,9 @@ public final class Store {
     public internal(set) var notices: [String] = []
     /// When the last backup (``backupURL``) was made; nil when there is none.
     public internal(set) var lastBackup: Date?
+    /// Whether pages were dropped whole, their old rows still in them, since the last
+    /// ``compact()``: a cancel of (nearly) everything sets it.
+    public internal(set) var compactionDue = false
 
     let database: DatabaseQueue
     private let lockDescriptor: Int32
@@ -121,6 +124,26 @@ public final class Store {
 
     deinit {
         Glibc.close(lockDescriptor)
+    }
+
+    /// Rebuilds the store's file from what it holds (SQLite's VACUUM), so that pages freed
+    /// by a cancel of everything, and the reminders still written in them, leave the file;
+    /// then empties the WAL, which held the rebuilt pages. Returns how long it took: it
+    /// copies what is kept, so it is short after a cancel of nearly everything. Tried
+    /// once per such cancel: ``compactionDue`` is cleared whether it succeeds or not.
+    @discardableResult
+    public func compact() throws(StoreError) -> Duration {
+        let started = ContinuousClock.now
+        compactionDue = false
+        do {
+            try database.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM main")
+                try db.execute(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)")
+            }
+        } catch {
+            throw writeError(error)
+        }
+        return ContinuousClock.now - started
     }
 
     /// Closes the database and lets go of the directory, so that the next chimed (the
