@@ -65,9 +65,19 @@ final class PlaceTriggers {
 
     /// Forgets cancelled or completed notifications.
     func remove(ids: [String]) {
+        // Each lookup hashes its id, even in an empty dictionary: a CancelAll of a million
+        // hashed a million here for no place at all.
+        guard !places.isEmpty else { return }
         let before = places.count
         for id in ids { places[id] = nil }
         if places.count != before { updateSources() }
+    }
+
+    /// Forgets every place notification (all were cancelled).
+    func removeAll() {
+        guard !places.isEmpty else { return }
+        places.removeAll()
+        updateSources()
     }
 
     /// Whether a place notification waits for its source (GeoClue or NetworkManager).

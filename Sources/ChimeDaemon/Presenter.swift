@@ -114,7 +114,10 @@ final class Presenter {
     /// Forgets waiting occurrences of cancelled notifications (their rows went with the
     /// cancel's transaction); what is on screen stays.
     func withdraw(ids: [String]) {
-        let cancelled = Set(ids)
+        // The deliveries in flight are a handful, and a CancelAll may name a million: the
+        // small set is the one hashed.
+        guard !deliveries.isEmpty else { return }
+        let cancelled = Set(deliveries.values.map(\.stored.id)).intersection(ids)
         for delivery in deliveries.values where cancelled.contains(delivery.stored.id) {
             switch delivery.state {
             case .waiting:

@@ -180,7 +180,7 @@ final class SchedulerService {
     }
 
     private func cancelAll(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
-        cancel(responder) { db in
+        cancel(responder, everything: true) { db in
             try self.store.cancelScheduled(at: self.now(), detail: "All scheduled were cancelled.", in: db)
         } reply: { [.uint32(UInt32($0.count))] }
     }
@@ -193,8 +193,10 @@ final class SchedulerService {
         } reply: { [.uint32(UInt32($0.count))] }
     }
 
-    /// Deletes what `select` picks inside one transaction, then answers with `reply`.
-    private func cancel(_ responder: Responder, select: @escaping (Store.Transaction) throws -> [String],
+    /// Deletes what `select` picks inside one transaction, then answers with `reply`;
+    /// `everything` when it picks every scheduled notification. Changes staged in the
+    /// same batch are done in the order staged, so one scheduled after it stays.
+    private func cancel(_ responder: Responder, everything: Bool = false, select: @escaping (Store.Transaction) throws -> [String],
                         reply: @escaping ([String]) -> [Value]) {
         var deleted: [String] = []
         var refusal: DBusError?
@@ -204,7 +206,7 @@ final class SchedulerService {
             if let refusal { return responder.fail(refusal) }
             switch result {
             case .success:
-                self.scheduler.remove(ids: deleted)
+                if everything { self.scheduler.removeAll() } else { self.scheduler.remove(ids: deleted) }
                 self.presenter.withdraw(ids: deleted)
                 if !deleted.isEmpty { self.logger.info("Cancelled \(deleted.count).") }
                 responder.reply(reply(deleted))

@@ -76,6 +76,18 @@ struct SchedulerTests {
         #expect(Set(harness.server.titles) == Set(ids.prefix(5)))
     }
 
+    @Test func forgettingEverythingDisarmsAndWhatIsAddedAfterFires() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        let start = harness.time.now
+        for index in 0..<100 { try harness.add("gone \(index)", due: start.addingTimeInterval(Double(10 + index))) }
+        harness.scheduler.removeAll()
+        #expect(harness.scheduler.heapEntryCount == 0 && harness.scheduler.upcoming.count == 0)
+        try harness.add("after", due: start.addingTimeInterval(50))
+        harness.time.advance(400)
+        #expect(harness.server.titles == ["after"])
+    }
+
     @Test func aRepeatKeepsItsCadence() throws {
         let harness = try Harness()
         try harness.scheduler.start()
