@@ -39,7 +39,10 @@ final class StoreUpkeep {
         nextBackup = store.lastBackup.map { $0.addingTimeInterval(Self.backupInterval) } ?? .distantPast
         for notice in store.notices { logger.notice("\(notice)") }
         tellRecovery(presenter: presenter, commits: commits)
-        hook = loop.prepare { [unowned self] in self.backUpIfDue() }
+        hook = loop.prepare { [unowned self] in
+            self.compactIfDue()
+            self.backUpIfDue()
+        }
     }
 
     /// Logs a recovery the user has not been told of and posts its notification, once:
@@ -60,7 +63,6 @@ final class StoreUpkeep {
 
     private func backUpIfDue() {
         passes += 1
-        compactIfDue()
         let now = Date()
         guard passes > 1, now >= nextBackup else { return }
         if let next = nextFire(), next > now, next.timeIntervalSince(now) < 2 { return }
