@@ -6,12 +6,15 @@
 # stays small with 100,000 scheduled; a button press takes effect at once; asking the
 # app in front costs a popup about one bus round trip; a region or network crossing
 # reaches the notification server within milliseconds; and the first call through
-# D-Bus activation is answered about as fast as a trivial C service's. Everything runs
-# as installed: `make install` into a temporary prefix,
-# whose activation file the bus uses. Prints figures; a missed target is not a
-# failure, a tool that errors is.
+# D-Bus activation is answered about as fast as a trivial C service's. Beside the
+# peers are floors: C and Swift programs that do only the same calls, so that what the
+# language's runtime costs is told apart from what Chime adds. Everything runs as
+# installed: `make install` into a temporary prefix, whose activation file the bus
+# uses. Prints figures; a missed target is not a failure, a tool that errors is.
 #
 # CHIME_BIN_DIR       where chime, chimed and chime-bench are (default .build/release)
+# SWIFTC              the compiler of the Swift floors (default swiftc)
+# SWIFT_LINKFLAGS     how chime and chimed were linked, for the floors (default -static-stdlib)
 # BENCH_RUNS          timed runs of each notify command (default 200)
 # BENCH_IDLE_SECONDS  how long to watch the idle daemon (default 60)
 # BENCH_AT_RUNS       `at` submissions to time (default 500)
@@ -70,10 +73,22 @@ CHIME_SERVICE_DIR=$prefix/share/dbus-1/services
     $(pkg-config --cflags --libs dbus-1) || chime_die "compiling the trivial C service failed"
 "${CC:-cc}" -O2 -o "$CHIME_TMP/notify-at" "$CHIME_ROOT/Benchmarks/lateness/notify-at.c" \
     $(pkg-config --cflags --libs dbus-1) || chime_die "compiling the lateness floor program failed"
+# The Swift floors: the same work in Swift, with the static runtime chime and chimed are
+# built with and nothing else. What they cost over C is the language's, not Chime's.
+read -r -a swift_floor_flags <<<"${SWIFT_LINKFLAGS:--static-stdlib}"
+swift_floor_flags+=(-O -I "$CHIME_ROOT/Sources/CDBus" -ldbus-1)
+for flag in $(pkg-config --cflags dbus-1); do swift_floor_flags+=(-Xcc "$flag"); done
+"${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -o "$CHIME_TMP/trivial-service-swift" \
+    "$CHIME_ROOT/Benchmarks/floor/trivial-service.swift" || chime_die "compiling the trivial Swift service failed"
+"${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -o "$CHIME_TMP/notify-once" \
+    "$CHIME_ROOT/Benchmarks/floor/notify-once.swift" || chime_die "compiling the Swift Notify floor failed"
 trivial_c=io.github.chime.bench.TrivialC
+trivial_swift=io.github.chime.bench.TrivialSwift
 trivial_python=io.github.chime.bench.TrivialPython
 printf '[D-BUS Service]\nName=%s\nExec=%s %s\n' "$trivial_c" "$CHIME_TMP/trivial-service" "$trivial_c" \
     >"$CHIME_SERVICE_DIR/$trivial_c.service"
+printf '[D-BUS Service]\nName=%s\nExec=%s %s\n' "$trivial_swift" "$CHIME_TMP/trivial-service-swift" "$trivial_swift" \
+    >"$CHIME_SERVICE_DIR/$trivial_swift.service"
 printf '[D-BUS Service]\nName=%s\nExec=/usr/bin/python3 %s %s\n' "$trivial_python" \
     "$CHIME_ROOT/Benchmarks/activation/trivial-service.py" "$trivial_python" \
     >"$CHIME_SERVICE_DIR/$trivial_python.service"
@@ -130,6 +145,9 @@ record activate_chimed "${BASH_REMATCH[1]}"
 run_bench activate --name "$trivial_c" --count "$activations"
 [[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
 record activate_c "${BASH_REMATCH[1]}"
+run_bench activate --name "$trivial_swift" --count "$activations"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record activate_swift "${BASH_REMATCH[1]}"
 run_bench activate --name "$trivial_python" --count "$activations"
 [[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
 record activate_python "${BASH_REMATCH[1]}"
@@ -143,8 +161,9 @@ chimed_pid=$(chime_name_owner_pid io.github.chime.Chime 2>/dev/null) ||
 
 json=$CHIME_TMP/notify.json
 printf -v chime_cmd '%q notify Tea Ready' "$chime"
+printf -v floor_cmd '%q Tea Ready' "$CHIME_TMP/notify-once"
 hyperfine -N --style basic --runs "$runs" --warmup 10 --export-json "$json" \
-    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready"
+    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd"
 
 # Sums over every thread: /proc/PID/status alone counts the main thread only.
 context_switches() {
@@ -442,7 +461,7 @@ restart_chimed 0
 notify-send "Warm-up" "Against dunst" || chime_die "notify-send failed against dunst"
 dunst_json=$CHIME_TMP/notify-dunst.json
 hyperfine -N --style basic --runs "$runs" --warmup 10 --export-json "$dunst_json" \
-    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready"
+    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd"
 dunst_seen() {
     echo $(($(dunstctl count displayed) + $(dunstctl count waiting) + $(dunstctl count history)))
 }
@@ -463,6 +482,17 @@ record dunst_anon "$(status_field "$chimed_pid" RssAnon) $(status_field "$CHIME_
 strip -o "$CHIME_TMP/chime.stripped" "$chime" && strip -o "$CHIME_TMP/chimed.stripped" "$chimed" ||
     chime_die "strip failed"
 record sizes "$(stat -c %s "$CHIME_TMP/chime.stripped") $(stat -c %s "$CHIME_TMP/chimed.stripped") $(stat -c %s "$(command -v dunst)")"
+# The floors: the trivial services, started by a call as chimed was, and the Swift
+# one's binary, stripped.
+for name in "$trivial_c" "$trivial_swift"; do
+    dbus-send --session --print-reply --dest="$name" / org.freedesktop.DBus.Peer.Ping >/dev/null ||
+        chime_die "the bus did not start $name"
+done
+floor_c_pid=$(chime_name_owner_pid "$trivial_c") && floor_swift_pid=$(chime_name_owner_pid "$trivial_swift") ||
+    chime_die "the trivial services do not own their names"
+record floor_rss "$(status_field "$floor_c_pid" VmRSS) $(status_field "$floor_swift_pid" VmRSS)"
+strip -o "$CHIME_TMP/trivial-service-swift.stripped" "$CHIME_TMP/trivial-service-swift" || chime_die "strip failed"
+record floor_size "$(stat -c %s "$CHIME_TMP/trivial-service-swift.stripped")"
 
 echo
 /usr/bin/python3 - "$json" "$results" "$idle_seconds" "$dunst_json" <<'PY'
@@ -479,13 +509,21 @@ mib = lambda kib: int(kib) / 1024
 idle_rss, large_rss = mib(r["idle_rss"]), mib(r["large_rss"])
 start_ms, tools_ms = int(r["start_ms"]), int(r["ready_tools_ms"])
 act, act_c, act_py = float(r["activate_chimed"]), float(r["activate_c"]), float(r["activate_python"])
+act_swift = float(r["activate_swift"])
+floor = results["swift-floor"]["median"] * 1000
+floor_rss_c, floor_rss_swift = map(int, r["floor_rss"].split())
+floor_size = int(r["floor_size"])
 rows = [
     ("figure", "value", "target / peer", "ratio"),
     ("installed chime notify, median", f"{chime:.2f} ms", f"notify-send {send:.2f} ms", f"{chime / send:.2f} (target <= 0.5)"),
+    ("", "", f"Swift floor (one Notify) {floor:.2f} ms", f"{floor / send:.2f} floor / notify-send"),
     ("installed chime notify, dunst, median", f"{against_dunst['chime']:.2f} ms",
      f"notify-send {against_dunst['notify-send']:.2f} ms", f"{against_dunst['chime'] / against_dunst['notify-send']:.2f} (target <= 0.5)"),
+    ("", "", f"Swift floor (one Notify) {against_dunst['swift-floor']:.2f} ms",
+     f"{against_dunst['swift-floor'] / against_dunst['notify-send']:.2f} floor / notify-send"),
     ("first call through activation, median", f"{act:.2f} ms", "target <= 15 ms", f"{act / 15:.2f}"),
     ("", "", f"trivial C service {act_c:.2f} ms", f"{act / act_c:.1f}x C (target <= 2)"),
+    ("", "", f"trivial Swift service {act_swift:.2f} ms", f"{act / act_swift:.1f}x Swift; Swift {act_swift / act_c:.1f}x C"),
     ("", "", f"trivial Python service {act_py:.2f} ms", f"{act / act_py:.2f}x Python"),
     (f"schedules/s, 1 client, {r['window']} in flight", f"{chime_rate}/s", f"at {at_rate}/s", f"{chime_rate / at_rate:.1f}x at"),
     ("", "", "target >= 5000/s", f"{chime_rate / 5000:.2f}"),
@@ -537,9 +575,11 @@ rows = [
     (f"chimed RSS idle after {r['dunst_rss'].split()[2]} shown", f"{mib(r['dunst_rss'].split()[0]):.1f} MiB", f"dunst that showed them {mib(r['dunst_rss'].split()[1]):.1f} MiB",
      f"{int(r['dunst_rss'].split()[0]) / int(r['dunst_rss'].split()[1]):.2f} (target <= 1)"),
     ("", "", f"of it anonymous: chimed {mib(r['dunst_anon'].split()[0]):.1f}, dunst {mib(r['dunst_anon'].split()[1]):.1f} MiB", ""),
+    ("", "", f"idle trivial services: C {mib(floor_rss_c):.1f}, Swift {mib(floor_rss_swift):.1f} MiB", ""),
     ("installed chime + chimed, stripped", f"{sum(map(int, r['sizes'].split()[:2])) / 1e6:.1f} MB",
      f"dunst {int(r['sizes'].split()[2]) / 1e6:.1f} MB; target 12 MB", f"{sum(map(int, r['sizes'].split()[:2])) / 12e6:.2f}"),
     ("", "", f"chime {int(r['sizes'].split()[0]) / 1e6:.1f} MB, chimed {int(r['sizes'].split()[1]) / 1e6:.1f} MB", ""),
+    ("", "", f"trivial Swift service {floor_size / 1e6:.1f} MB; two {2 * floor_size / 1e6:.1f} MB", f"{2 * floor_size / 12e6:.2f} two floors / target"),
 ]
 for name, value, peer, ratio in rows:
     print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())
