@@ -5,7 +5,17 @@ SWIFT ?= swift
 CONFIG ?= debug
 # CI builds with warnings as errors; a local build only shows them.
 SWIFTFLAGS ?= $(if $(CI),-Xswiftc -warnings-as-errors)
-RELEASEFLAGS = -c release --static-swift-stdlib
+# Packed relative relocations (DT_RELR, linked by the toolchain's lld): the 88,000
+# relocations of a static Swift binary fit in kilobytes instead of 2 MB, which each start
+# no longer reads and chimed no longer keeps resident (measured: 2 MiB less RSS, 2.4 MB
+# smaller). glibc runs such binaries from 2.36 on, and the binaries run where they are
+# built: only when this machine's glibc and toolchain have both.
+RELR := $(shell v=$$(getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2); \
+	[ -n "$$v" ] && [ "$$(printf '%s\n' 2.36 "$$v" | sort -V | head -n1)" = 2.36 ] && \
+	[ -x "$$(dirname "$$(command -v $(SWIFT))")/ld.lld" ] && echo yes)
+# How chime and chimed are linked; make bench builds its Swift floors the same way.
+RELEASE_LINKFLAGS = -static-stdlib $(if $(RELR),-use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+RELEASEFLAGS = -c release --static-swift-stdlib $(addprefix -Xswiftc ,$(filter-out -static-stdlib,$(RELEASE_LINKFLAGS)))
 
 # make install: where (PREFIX), and a staging root (DESTDIR) for packages and tests.
 PREFIX ?= /usr/local
@@ -169,7 +179,8 @@ demo:
 bench:
 	scripts/deps.sh bench
 	$(MAKE) --no-print-directory release $(GENERATED)
-	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/bench.sh
+	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" \
+		SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" SWIFT_LINKFLAGS="$(RELEASE_LINKFLAGS)" scripts/bench.sh
 
 # The fault rounds of make bench, repeated for SOAK_MINUTES (default 10); not in make test.
 soak:
