@@ -70,7 +70,7 @@ final class StoreUpkeep {
         do {
             let took = try store.backUp()
             nextBackup = Date().addingTimeInterval(Self.backupInterval)
-            logger.info("Backed up the store to \(store.backupURL.path) in \(took.milliseconds) ms.")
+            logger.info("Backed up the store to \(store.backupURL.path) in \(millisecondsText(took, decimals: 0)) ms.")
         } catch {
             nextBackup = Date().addingTimeInterval(Self.retryInterval)
             logger.warning("Cannot back up the store (the last backup stays): \(error)")
@@ -87,14 +87,9 @@ extension StoreUpkeep {
         connection.flush()
         do {
             let took = try store.compact()
-            logger.info("Compacted the store after a cancel of nearly everything in \(took.milliseconds) ms.")
+            logger.info("Compacted the store after a cancel of nearly everything in \(millisecondsText(took, decimals: 0)) ms.")
         } catch {
             logger.warning("Cannot compact the store; the cancelled reminders' pages stay in it, free, until reused: \(error)")
         }
     }
-}
-
-extension Duration {
-    /// Whole milliseconds, for the log.
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }
