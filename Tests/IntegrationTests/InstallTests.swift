@@ -142,7 +142,8 @@ struct InstallTests {
         var text = [CChar](repeating: 0, count: 64)
         guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
         // "glibc 2.36"
-        let version = String(cString: text).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+        let bytes = text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        let version = String(decoding: bytes, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
         guard version.count >= 2, (version[0], version[1]) >= (2, 36) else { return false }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         guard let folder = path.split(separator: ":").map(String.init)
