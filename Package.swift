@@ -80,6 +80,12 @@ let package = Package(
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),
+        // make bench's floor with the store's library: a trivial service that opens a GRDB store first.
+        .executableTarget(
+            name: "chime-store-floor",
+            dependencies: ["CDBus", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/floor/store-service"
+        ),
         // Starts private buses, notification servers and the built binaries for tests.
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),

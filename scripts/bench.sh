@@ -55,7 +55,8 @@ churn_restarts=5
 maximal_count=20
 dunst_count=86
 
-for tool in "$bin_dir/chime" "$bin_dir/chimed" "$bench"; do
+store_floor=$bin_dir/chime-store-floor
+for tool in "$bin_dir/chime" "$bin_dir/chimed" "$bench" "$store_floor"; do
     [[ -x $tool ]] || chime_die "$tool is missing: run 'make release' first"
 done
 command -v at >/dev/null || chime_die "at is missing: run 'scripts/deps.sh bench'"
@@ -82,13 +83,26 @@ for flag in $(pkg-config --cflags dbus-1); do swift_floor_flags+=(-Xcc "$flag");
     "$CHIME_ROOT/Benchmarks/floor/trivial-service.swift" || chime_die "compiling the trivial Swift service failed"
 "${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -o "$CHIME_TMP/notify-once" \
     "$CHIME_ROOT/Benchmarks/floor/notify-once.swift" || chime_die "compiling the Swift Notify floor failed"
+# The same Notify floor linked fully static (glibc and libdbus-1.a too): nothing for the
+# dynamic loader to do. Beside the one above it tells what loading shared libraries costs
+# a process start (libdbus-1 brings libsystemd and six more), apart from Swift's runtime.
+"${CC:-cc}" -O2 -c -o "$CHIME_TMP/systemd-stubs.o" "$CHIME_ROOT/Benchmarks/floor/systemd-stubs.c" ||
+    chime_die "compiling the systemd stubs failed"
+# With -static, -ldbus-1 is libdbus-1.a.
+"${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -static-executable -Xlinker "$CHIME_TMP/systemd-stubs.o" \
+    -o "$CHIME_TMP/notify-once-static" "$CHIME_ROOT/Benchmarks/floor/notify-once.swift" 2>"$CHIME_TMP/static-floor.log" ||
+    { cat "$CHIME_TMP/static-floor.log" >&2; chime_die "compiling the fully static Swift Notify floor failed"; }
 trivial_c=io.github.chime.bench.TrivialC
 trivial_swift=io.github.chime.bench.TrivialSwift
 trivial_python=io.github.chime.bench.TrivialPython
+# The Swift floor with the store's library (GRDB), built by SwiftPM beside chimed.
+store_swift=io.github.chime.bench.StoreSwift
 printf '[D-BUS Service]\nName=%s\nExec=%s %s\n' "$trivial_c" "$CHIME_TMP/trivial-service" "$trivial_c" \
     >"$CHIME_SERVICE_DIR/$trivial_c.service"
 printf '[D-BUS Service]\nName=%s\nExec=%s %s\n' "$trivial_swift" "$CHIME_TMP/trivial-service-swift" "$trivial_swift" \
     >"$CHIME_SERVICE_DIR/$trivial_swift.service"
+printf '[D-BUS Service]\nName=%s\nExec=%s %s %s\n' "$store_swift" "$store_floor" "$store_swift" \
+    "$CHIME_TMP/store-floor.sqlite" >"$CHIME_SERVICE_DIR/$store_swift.service"
 printf '[D-BUS Service]\nName=%s\nExec=/usr/bin/python3 %s %s\n' "$trivial_python" \
     "$CHIME_ROOT/Benchmarks/activation/trivial-service.py" "$trivial_python" \
     >"$CHIME_SERVICE_DIR/$trivial_python.service"
@@ -148,6 +162,9 @@ record activate_c "${BASH_REMATCH[1]}"
 run_bench activate --name "$trivial_swift" --count "$activations"
 [[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
 record activate_swift "${BASH_REMATCH[1]}"
+run_bench activate --name "$store_swift" --count "$activations"
+[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
+record activate_store "${BASH_REMATCH[1]}"
 run_bench activate --name "$trivial_python" --count "$activations"
 [[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
 record activate_python "${BASH_REMATCH[1]}"
@@ -162,8 +179,10 @@ chimed_pid=$(chime_name_owner_pid io.github.chime.Chime 2>/dev/null) ||
 json=$CHIME_TMP/notify.json
 printf -v chime_cmd '%q notify Tea Ready' "$chime"
 printf -v floor_cmd '%q Tea Ready' "$CHIME_TMP/notify-once"
+printf -v static_floor_cmd '%q Tea Ready' "$CHIME_TMP/notify-once-static"
 hyperfine -N --style basic --runs "$runs" --warmup 10 --export-json "$json" \
-    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd"
+    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd" \
+    -n static-floor "$static_floor_cmd"
 
 # Sums over every thread: /proc/PID/status alone counts the main thread only.
 context_switches() {
@@ -461,7 +480,8 @@ restart_chimed 0
 notify-send "Warm-up" "Against dunst" || chime_die "notify-send failed against dunst"
 dunst_json=$CHIME_TMP/notify-dunst.json
 hyperfine -N --style basic --runs "$runs" --warmup 10 --export-json "$dunst_json" \
-    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd"
+    -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd" \
+    -n static-floor "$static_floor_cmd"
 dunst_seen() {
     echo $(($(dunstctl count displayed) + $(dunstctl count waiting) + $(dunstctl count history)))
 }
@@ -483,16 +503,17 @@ strip -o "$CHIME_TMP/chime.stripped" "$chime" && strip -o "$CHIME_TMP/chimed.str
     chime_die "strip failed"
 record sizes "$(stat -c %s "$CHIME_TMP/chime.stripped") $(stat -c %s "$CHIME_TMP/chimed.stripped") $(stat -c %s "$(command -v dunst)")"
 # The floors: the trivial services, started by a call as chimed was, and the Swift
-# one's binary, stripped.
-for name in "$trivial_c" "$trivial_swift"; do
+# ones' binaries, stripped.
+for name in "$trivial_c" "$trivial_swift" "$store_swift"; do
     dbus-send --session --print-reply --dest="$name" / org.freedesktop.DBus.Peer.Ping >/dev/null ||
         chime_die "the bus did not start $name"
 done
-floor_c_pid=$(chime_name_owner_pid "$trivial_c") && floor_swift_pid=$(chime_name_owner_pid "$trivial_swift") ||
-    chime_die "the trivial services do not own their names"
-record floor_rss "$(status_field "$floor_c_pid" VmRSS) $(status_field "$floor_swift_pid" VmRSS)"
-strip -o "$CHIME_TMP/trivial-service-swift.stripped" "$CHIME_TMP/trivial-service-swift" || chime_die "strip failed"
-record floor_size "$(stat -c %s "$CHIME_TMP/trivial-service-swift.stripped")"
+floor_c_pid=$(chime_name_owner_pid "$trivial_c") && floor_swift_pid=$(chime_name_owner_pid "$trivial_swift") &&
+    floor_store_pid=$(chime_name_owner_pid "$store_swift") || chime_die "the trivial services do not own their names"
+record floor_rss "$(status_field "$floor_c_pid" VmRSS) $(status_field "$floor_swift_pid" VmRSS) $(status_field "$floor_store_pid" VmRSS)"
+strip -o "$CHIME_TMP/trivial-service-swift.stripped" "$CHIME_TMP/trivial-service-swift" &&
+    strip -o "$CHIME_TMP/store-floor.stripped" "$store_floor" || chime_die "strip failed"
+record floor_size "$(stat -c %s "$CHIME_TMP/trivial-service-swift.stripped") $(stat -c %s "$CHIME_TMP/store-floor.stripped")"
 
 echo
 /usr/bin/python3 - "$json" "$results" "$idle_seconds" "$dunst_json" <<'PY'
@@ -509,21 +530,26 @@ mib = lambda kib: int(kib) / 1024
 idle_rss, large_rss = mib(r["idle_rss"]), mib(r["large_rss"])
 start_ms, tools_ms = int(r["start_ms"]), int(r["ready_tools_ms"])
 act, act_c, act_py = float(r["activate_chimed"]), float(r["activate_c"]), float(r["activate_python"])
-act_swift = float(r["activate_swift"])
+act_swift, act_store = float(r["activate_swift"]), float(r["activate_store"])
 floor = results["swift-floor"]["median"] * 1000
-floor_rss_c, floor_rss_swift = map(int, r["floor_rss"].split())
-floor_size = int(r["floor_size"])
+static_floor = results["static-floor"]["median"] * 1000
+floor_rss_c, floor_rss_swift, floor_rss_store = map(int, r["floor_rss"].split())
+floor_size, floor_store_size = map(int, r["floor_size"].split())
 rows = [
     ("figure", "value", "target / peer", "ratio"),
     ("installed chime notify, median", f"{chime:.2f} ms", f"notify-send {send:.2f} ms", f"{chime / send:.2f} (target <= 0.5)"),
     ("", "", f"Swift floor (one Notify) {floor:.2f} ms", f"{floor / send:.2f} floor / notify-send"),
+    ("", "", f"the same, fully static {static_floor:.2f} ms", f"{static_floor / send:.2f} static floor / notify-send"),
     ("installed chime notify, dunst, median", f"{against_dunst['chime']:.2f} ms",
      f"notify-send {against_dunst['notify-send']:.2f} ms", f"{against_dunst['chime'] / against_dunst['notify-send']:.2f} (target <= 0.5)"),
     ("", "", f"Swift floor (one Notify) {against_dunst['swift-floor']:.2f} ms",
      f"{against_dunst['swift-floor'] / against_dunst['notify-send']:.2f} floor / notify-send"),
+    ("", "", f"the same, fully static {against_dunst['static-floor']:.2f} ms",
+     f"{against_dunst['static-floor'] / against_dunst['notify-send']:.2f} static floor / notify-send"),
     ("first call through activation, median", f"{act:.2f} ms", "target <= 15 ms", f"{act / 15:.2f}"),
     ("", "", f"trivial C service {act_c:.2f} ms", f"{act / act_c:.1f}x C (target <= 2)"),
     ("", "", f"trivial Swift service {act_swift:.2f} ms", f"{act / act_swift:.1f}x Swift; Swift {act_swift / act_c:.1f}x C"),
+    ("", "", f"Swift service, GRDB store {act_store:.2f} ms", f"{act / act_store:.1f}x store floor; it {act_store / act_c:.1f}x C"),
     ("", "", f"trivial Python service {act_py:.2f} ms", f"{act / act_py:.2f}x Python"),
     (f"schedules/s, 1 client, {r['window']} in flight", f"{chime_rate}/s", f"at {at_rate}/s", f"{chime_rate / at_rate:.1f}x at"),
     ("", "", "target >= 5000/s", f"{chime_rate / 5000:.2f}"),
@@ -576,10 +602,13 @@ rows = [
      f"{int(r['dunst_rss'].split()[0]) / int(r['dunst_rss'].split()[1]):.2f} (target <= 1)"),
     ("", "", f"of it anonymous: chimed {mib(r['dunst_anon'].split()[0]):.1f}, dunst {mib(r['dunst_anon'].split()[1]):.1f} MiB", ""),
     ("", "", f"idle trivial services: C {mib(floor_rss_c):.1f}, Swift {mib(floor_rss_swift):.1f} MiB", ""),
+    ("", "", f"idle Swift service, GRDB store {mib(floor_rss_store):.1f} MiB",
+     f"{floor_rss_store / int(r['dunst_rss'].split()[1]):.2f} store floor / dunst"),
     ("installed chime + chimed, stripped", f"{sum(map(int, r['sizes'].split()[:2])) / 1e6:.1f} MB",
      f"dunst {int(r['sizes'].split()[2]) / 1e6:.1f} MB; target 12 MB", f"{sum(map(int, r['sizes'].split()[:2])) / 12e6:.2f}"),
     ("", "", f"chime {int(r['sizes'].split()[0]) / 1e6:.1f} MB, chimed {int(r['sizes'].split()[1]) / 1e6:.1f} MB", ""),
     ("", "", f"trivial Swift service {floor_size / 1e6:.1f} MB; two {2 * floor_size / 1e6:.1f} MB", f"{2 * floor_size / 12e6:.2f} two floors / target"),
+    ("", "", f"Swift service, GRDB store {floor_store_size / 1e6:.1f} MB", f"{floor_store_size / 12e6:.2f} store floor / target"),
 ]
 for name, value, peer, ratio in rows:
     print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())
