@@ -16,8 +16,11 @@ RELR := $(shell v=$$(getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2); \
 	[ -n "$$v" ] && [ "$$(printf '%s\n' 2.36 "$$v" | sort -V | head -n1)" = 2.36 ] && \
 	[ -x "$(SWIFT_BIN)ld.lld" ] && echo yes)
 # How chime and chimed are linked, besides the static Swift runtime; make bench builds
-# its Swift floors the same way.
-RELEASE_LINKFLAGS = $(if $(RELR),-use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+# its Swift floors the same way. The static runtime's link line exports every symbol of
+# the binary (-export-dynamic): nothing loads a library that calls back into chime or
+# chimed, so lld is told not to (gold cannot be): 0.9 MB smaller together, and
+# `chimed --version` measured 0.5 ms shorter of its 9 ms.
+RELEASE_LINKFLAGS = $(if $(RELR),-use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
 RELEASEFLAGS = -c release --static-swift-stdlib $(addprefix -Xswiftc ,$(RELEASE_LINKFLAGS))
 
 # make install: where (PREFIX), and a staging root (DESTDIR) for packages and tests.
