@@ -76,7 +76,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "ChimeAPI", "ICS", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),

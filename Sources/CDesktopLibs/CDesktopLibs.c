@@ -151,46 +151,6 @@ void chime_app_info_free(void *info)
     if (info && load_gio()) g.unref(info);
 }
 
-// MARK: GIO: introspection data
-
-static struct {
-    chime_node_info *(*new_for_xml)(const char *, chime_gerror **);
-    void (*error_free)(chime_gerror *);
-    void (*unref)(chime_node_info *);
-} gi;
-
-static int load_introspection_unlocked(void)
-{
-    if (gi.unref != NULL) return 1;
-    void *handle = open_library("libgio-2.0.so.0", &gio, &gio_tried);
-    if (handle == NULL) return 0;
-    *(void **)&gi.new_for_xml = dlsym(handle, "g_dbus_node_info_new_for_xml");
-    *(void **)&gi.error_free = dlsym(handle, "g_error_free");
-    void *unref = dlsym(handle, "g_dbus_node_info_unref");
-    if (!gi.new_for_xml || !gi.error_free || !unref) {
-        strncpy(load_error, "libgio-2.0.so.0 lacks GDBusNodeInfo", sizeof load_error - 1);
-        return 0;
-    }
-    *(void **)&gi.unref = unref;
-    return 1;
-}
-
-static int load_introspection(void) { return locked(load_introspection_unlocked); }
-
-chime_node_info *chime_node_info_new(const char *xml)
-{
-    if (!load_introspection()) return NULL;
-    chime_gerror *error = NULL;
-    chime_node_info *node = gi.new_for_xml(xml, &error);
-    if (error) gi.error_free(error);
-    return node;
-}
-
-void chime_node_info_free(chime_node_info *node)
-{
-    if (node && load_introspection()) gi.unref(node);
-}
-
 // MARK: libcanberra
 
 static void *canberra;

@@ -1,4 +1,3 @@
-import CDesktopLibs
 import ChimeAPI
 import DBus
 import Localization
@@ -116,35 +115,5 @@ extension InterfaceMismatch {
             differences.count == 1 ? first : pluralized("%1$s, and %2$d more of its methods differ", "%1$s, and %2$d more of its methods differ",
                                                         count: differences.count - 1, first, differences.count - 1)
         }
-    }
-}
-
-/// The interfaces and methods of one object, read from its introspection document with
-/// GIO's parser (loaded only when a daemon is looked at this closely; see CDesktopLibs).
-struct IntrospectedNode: Equatable {
-    /// Interface name → method name → the method's input signature.
-    private(set) var interfaces: [String: [String: String]] = [:]
-
-    /// Nil when the text is not introspection data, or GIO cannot be loaded.
-    init?(xml: String) {
-        guard let node = chime_node_info_new(xml) else { return nil }
-        defer { chime_node_info_free(node) }
-        // Child nodes describe other objects; only the node's own interfaces are read.
-        for interface in Self.elements(node.pointee.interfaces) {
-            var methods: [String: String] = [:]
-            for method in Self.elements(interface.pointee.methods) {
-                methods[String(cString: method.pointee.name)] =
-                    Self.elements(method.pointee.in_args).map { String(cString: $0.pointee.signature) }.joined()
-            }
-            interfaces[String(cString: interface.pointee.name)] = methods
-        }
-    }
-
-    /// The elements of one of GIO's NULL-terminated arrays.
-    private static func elements<T>(_ array: UnsafeMutablePointer<UnsafeMutablePointer<T>?>?) -> [UnsafeMutablePointer<T>] {
-        guard let array else { return [] }
-        var elements: [UnsafeMutablePointer<T>] = []
-        while let element = array[elements.count] { elements.append(element) }
-        return elements
     }
 }

@@ -41,9 +41,31 @@ struct InterfaceMismatchTests {
         #expect(node.interfaces["io.github.chime.Child"] == nil)
     }
 
-    @Test func textThatIsNotIntrospectionIsNone() {
-        #expect(IntrospectedNode(xml: "") == nil)
-        #expect(IntrospectedNode(xml: "<node><interface name='x'>") == nil)
+    @Test(arguments: [
+        "", "not xml", "<node><interface name='x'>", "<node></interface>", "<interface name='x'/>",
+        "<node/><node/>", "<node><!-- never ended </node>", "<node name='a></node>", "<node name=a/>",
+        "<node a='1' a='2'/>", "<node><method name='x'/></nod>", "<!DOCTYPE node \"unended",
+    ])
+    func textThatIsNotIntrospectionIsNone(text: String) {
+        #expect(IntrospectedNode(xml: text) == nil)
+    }
+
+    @Test func readsWhatTheSpecificationAllows() throws {
+        let node = try #require(IntrospectedNode(xml: """
+            <?xml version="1.0"?>
+            <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN" "a>b">
+            <node>
+              <!-- <interface name="commented.Out"><method name="Hidden"/></interface> -->
+              <interface name="a.B"><annotation name="x" value="&lt;&amp;&gt;"/>
+                <method name="Default"><arg type="s"/><arg type="a{sv}" direction="in"/><arg type="u" direction="out"/></method>
+                <method name="Quoted"><arg type="a&#123;ss&#x7D;" direction='in'/></method>
+                <signal name="Fired"><arg type="s"/></signal>
+              </interface>
+              <interface name="c.Empty"/>
+              <interface name="d.E"><method name="After"/></interface>
+            </node>
+            """))
+        #expect(node.interfaces == ["a.B": ["Default": "sa{sv}", "Quoted": "a{ss}"], "c.Empty": [:], "d.E": ["After": ""]])
     }
 
     @Test func differencesNameWhatIsMissingAndWhatTakesOtherArguments() throws {

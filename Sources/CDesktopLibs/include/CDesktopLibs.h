@@ -1,8 +1,8 @@
 #ifndef CHIME_DESKTOP_LIBS_H
 #define CHIME_DESKTOP_LIBS_H
 
-// GIO's desktop-entry launching and introspection parser, and libcanberra, loaded with
-// dlopen on first use.
+// GIO's desktop-entry launching and libcanberra, for chimed, loaded with dlopen on first
+// use.
 //
 // Linked, the two and the twenty-odd libraries they pull in (GObject's type system,
 // libmount, libselinux, libsystemd, libgcrypt, the Vorbis decoders…) cost chimed about
@@ -31,48 +31,6 @@ int chime_app_info_launch(void *info, void (*child_setup)(void *), void *child_s
                           char **error_message);
 /// g_object_unref.
 void chime_app_info_free(void *info);
-
-// MARK: GIO: introspection data (for chime, which reads a daemon's Introspect answer)
-
-// GDBusNodeInfo and its parts as GIO lays them out (public and stable since GLib 2.26).
-// Each array ends with NULL; everything belongs to the node.
-typedef struct chime_arg_info {
-    int ref_count;
-    char *name;
-    char *signature;
-    void **annotations;
-} chime_arg_info;
-
-typedef struct chime_method_info {
-    int ref_count;
-    char *name;
-    chime_arg_info **in_args;
-    chime_arg_info **out_args;
-    void **annotations;
-} chime_method_info;
-
-typedef struct chime_interface_info {
-    int ref_count;
-    char *name;
-    chime_method_info **methods;
-    void **signals;
-    void **properties;
-    void **annotations;
-} chime_interface_info;
-
-typedef struct chime_node_info {
-    int ref_count;
-    char *path;
-    chime_interface_info **interfaces;
-    struct chime_node_info **nodes;
-    void **annotations;
-} chime_node_info;
-
-/// g_dbus_node_info_new_for_xml: the object an introspection document describes (its
-/// child nodes in `nodes`); NULL when the text is not introspection data, or no GIO.
-chime_node_info *chime_node_info_new(const char *xml);
-/// g_dbus_node_info_unref.
-void chime_node_info_free(chime_node_info *node);
 
 // MARK: libcanberra
 
