@@ -12,48 +12,38 @@ struct IntrospectedNode: Equatable {
     /// Nil when the text is not a well-formed introspection document.
     init?(xml: String) {
         var reader = Reader(Array(xml.utf8))
-        // The elements open around the one being read, outermost first.
-        var open: [String] = []
+        // The elements open around the one being read, outermost first, with their names:
+        // the interface and method an arg belongs to are read off it.
+        var open: [(element: String, name: String?)] = []
         var sawRoot = false
-        var interface: String?
-        var method: String?
         while let item = reader.next() {
             switch item {
             case .malformed:
                 return nil
-            case .start(let name, let attributes, let closed):
+            case .start(let element, let attributes, let closed):
                 if open.isEmpty {
-                    guard !sawRoot, name == "node" else { return nil }
+                    guard !sawRoot, element == "node" else { return nil }
                     sawRoot = true
                 }
                 // Only the root node's own interfaces, their methods and the methods' args.
-                switch (open.count, name) {
-                case (1, "interface"):
-                    interface = attributes["name"]
+                let path = open.dropFirst().map(\.element) + [element]
+                let interface = open.count > 1 ? open[1].name : attributes["name"]
+                let method = open.count > 2 ? open[2].name : attributes["name"]
+                switch path {
+                case ["interface"]:
                     if let interface, interfaces[interface] == nil { interfaces[interface] = [:] }
-                case (2, "method") where open[1] == "interface":
-                    method = attributes["name"]
+                case ["interface", "method"]:
                     if let interface, let method, interfaces[interface]?[method] == nil { interfaces[interface]?[method] = "" }
-                case (3, "arg") where open[2] == "method":
-                    // The specification: a method's arg without a direction is an input.
-                    if let interface, let method, let type = attributes["type"], attributes["direction"] ?? "in" == "in" {
-                        interfaces[interface]?[method]? += type
-                    }
+                // The specification: a method's arg without a direction is an input.
+                case ["interface", "method", "arg"] where attributes["direction"] ?? "in" == "in":
+                    if let interface, let method, let type = attributes["type"] { interfaces[interface]?[method]? += type }
                 default:
                     break
                 }
-                if !closed {
-                    open.append(name)
-                } else if open.count == 1 {
-                    interface = nil
-                } else if open.count == 2 {
-                    method = nil
-                }
-            case .end(let name):
-                guard open.last == name else { return nil }
+                if !closed { open.append((element, attributes["name"])) }
+            case .end(let element):
+                guard open.last?.element == element else { return nil }
                 open.removeLast()
-                if open.count == 1 { interface = nil }
-                if open.count == 2 { method = nil }
             }
         }
         guard sawRoot, open.isEmpty else { return nil }
@@ -155,6 +145,8 @@ private struct Reader {
         return Self.replacingReferences(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
+    private static let predefinedEntities = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'"]
+
     /// The five predefined entities and character references; an unknown one is kept.
     private static func replacingReferences(_ text: String) -> String {
         guard text.contains("&") else { return text }
@@ -165,8 +157,7 @@ private struct Reader {
             rest = rest[ampersand...]
             guard let semicolon = rest.firstIndex(of: ";") else { break }
             let entity = rest[rest.index(after: ampersand)..<semicolon]
-            let named = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'"]
-            if let replacement = named[String(entity)] {
+            if let replacement = predefinedEntities[String(entity)] {
                 result += replacement
             } else if entity.hasPrefix("#"), let scalar = characterReference(entity.dropFirst()) {
                 result.unicodeScalars.append(scalar)
