@@ -33,9 +33,9 @@ let package = Package(
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
-        // libical for .ics files (chime import/export, chimed's ImportICalendar/ExportICalendar), opened with dlopen when first needed.
+        // libical for .ics files (chimed's ImportICalendar/ExportICalendar, which chime import/export call), opened with dlopen when first needed.
         .target(name: "CICal"),
-        // iCalendar text to Schedule requests and back, for chime import/export and chimed's ImportICalendar/ExportICalendar.
+        // iCalendar text to Schedule requests and back, for chimed's ImportICalendar/ExportICalendar.
         .target(name: "ICS", dependencies: ["CICal", "DBus", "ChimeAPI", "Localization"]),
         // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
@@ -76,7 +76,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "ChimeAPI", "ICS", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DBus", "ChimeAPI", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The functions of libical that chime calls, defined here with libical's own signatures:
+// The functions of libical that chimed calls, defined here with libical's own signatures:
 // each opens libical.so.3 on its first use and calls the real one. Swift calls them by
-// their libical names, and chime's other commands never load libical (see CICal.h).
+// their libical names, and a chimed never asked for iCalendar never loads libical (see CICal.h).
 
 static void *handle;
 static char load_error[256];
@@ -35,7 +35,7 @@ static void *chime_ical_symbol(const char *name)
 {
     void *symbol = chime_ical_available() ? dlsym(handle, name) : NULL;
     if (symbol == NULL) {
-        fprintf(stderr, "chime: libical.so.3 has no %s: %s\n", name, chime_ical_error() ? chime_ical_error() : "");
+        fprintf(stderr, "chimed: libical.so.3 has no %s: %s\n", name, chime_ical_error() ? chime_ical_error() : "");
         exit(69);
     }
     return symbol;
@@ -52,7 +52,9 @@ void icalcomponent_add_property(icalcomponent *component, icalproperty *property
 char *icalcomponent_as_ical_string_r(icalcomponent *component) { FORWARD(icalcomponent_as_ical_string_r); return real(component); }
 void icalcomponent_free(icalcomponent *component) { FORWARD(icalcomponent_free); real(component); }
 const char *icalcomponent_get_description(icalcomponent *comp) { FORWARD(icalcomponent_get_description); return real(comp); }
+struct icaltimetype icalcomponent_get_dtstart(icalcomponent *comp) { FORWARD(icalcomponent_get_dtstart); return real(comp); }
 struct icaltimetype icalcomponent_get_dtend(icalcomponent *comp) { FORWARD(icalcomponent_get_dtend); return real(comp); }
+struct icaltimetype icalcomponent_get_due(icalcomponent *comp) { FORWARD(icalcomponent_get_due); return real(comp); }
 icalcomponent *icalcomponent_get_first_component(icalcomponent *component, icalcomponent_kind kind) { FORWARD(icalcomponent_get_first_component); return real(component, kind); }
 icalproperty *icalcomponent_get_first_property(icalcomponent *component, icalproperty_kind kind) { FORWARD(icalcomponent_get_first_property); return real(component, kind); }
 icalcomponent *icalcomponent_get_next_component(icalcomponent *component, icalcomponent_kind kind) { FORWARD(icalcomponent_get_next_component); return real(component, kind); }
@@ -70,8 +72,6 @@ void icalcomponent_set_uid(icalcomponent *comp, const char *v) { FORWARD(icalcom
 struct icaldurationtype icaldurationtype_from_int(int t) { FORWARD(icaldurationtype_from_int); return real(t); }
 struct icaldurationtype icaldurationtype_null_duration(void) { FORWARD(icaldurationtype_null_duration); return real(); }
 icalcomponent *icalparser_parse_string(const char *str) { FORWARD(icalparser_parse_string); return real(str); }
-struct icaltimetype icalproperty_get_dtstart(const icalproperty *prop) { FORWARD(icalproperty_get_dtstart); return real(prop); }
-struct icaltimetype icalproperty_get_due(const icalproperty *prop) { FORWARD(icalproperty_get_due); return real(prop); }
 const char *icalproperty_get_parameter_as_string(icalproperty *prop, const char *name) { FORWARD(icalproperty_get_parameter_as_string); return real(prop, name); }
 struct icalrecurrencetype icalproperty_get_rrule(const icalproperty *prop) { FORWARD(icalproperty_get_rrule); return real(prop); }
 struct icaltriggertype icalproperty_get_trigger(const icalproperty *prop) { FORWARD(icalproperty_get_trigger); return real(prop); }

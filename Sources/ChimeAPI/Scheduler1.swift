@@ -116,6 +116,13 @@ public enum Scheduler1 {
             + "(or at DTSTART or DUE), the ids in order. Each component is imported whole or not at all; refusals has one "
             + "sentence per component not imported or skipped, naming its SUMMARY, UID and line. InvalidArgs when the text "
             + "is not iCalendar; a text is one string, so at most \(Limits.stringBytes) bytes.")
+    public static let importICalendarPart = MethodDeclaration(
+        "ImportICalendarPart", in: ["text": "s", "lines": "au"], out: ["ids": "as", "refused": "as", "skipped": "as"],
+        "ImportICalendar for a client that cuts a larger file into texts of at most \(Limits.stringBytes) bytes at component "
+            + "boundaries, as chime import does: lines gives the file's line of each VEVENT's and VTODO's BEGIN, in text's "
+            + "order, for the sentences (empty: text's own lines; a count that is not the components' is InvalidArgs). "
+            + "The sentences come apart: refused names each component not imported, skipped each one with nothing to remind "
+            + "of (past, cancelled, completed).")
     public static let exportICalendar = MethodDeclaration(
         "ExportICalendar", in: ["ids": "as"], out: ["calendar": "s", "refusals": "as"],
         "The notifications ids (every scheduled one when ids is empty) as an iCalendar text, as chime export writes it; "
@@ -124,7 +131,8 @@ public enum Scheduler1 {
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, occurrences, skip, status, setBadge, getBadge,
-        invokeAction, getAppSettings, update, updateSimple, snooze, importICalendar, exportICalendar,
+        invokeAction, getAppSettings, update, updateSimple, snooze, importICalendar, importICalendarPart,
+        exportICalendar,
     ]
 
     /// The method called `name`, nil when there is none.

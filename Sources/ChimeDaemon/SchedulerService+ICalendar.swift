@@ -4,17 +4,41 @@ import DBus
 import Foundation
 import ICS
 
-/// `ImportICalendar` and `ExportICalendar`: chime import and chime export for any bus
-/// caller, through the same mapping (the ICS module). libical is opened by the first of
-/// these calls, never at start-up: a daemon that is never asked does not pay for it.
+/// `ImportICalendar`, `ImportICalendarPart` and `ExportICalendar`: the iCalendar mapping
+/// (the ICS module) for any bus caller; chime import and chime export call them. libical
+/// is opened by the first of these calls, never at start-up: a daemon that is never
+/// asked does not pay for it.
 extension SchedulerService {
     func importICalendar(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
+        try importCalendar(call.string(0), lines: [], responder) { ids, refused, skipped in
+            // Only a text without components gets no id and no sentence.
+            let none = ids.isEmpty && refused.isEmpty && skipped.isEmpty ? ["text: it has no VEVENT or VTODO to import."] : []
+            return [.stringArray(ids), .stringArray(refused + skipped + none)]
+        }
+    }
+
+    func importICalendarPart(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
+        let lines = call.arguments[1].arrayElements?.compactMap(\.integerValue) ?? []
+        guard lines.allSatisfy({ $0 >= 1 }) else { throw .invalidArgs("lines: a line is counted from 1.") }
+        try importCalendar(call.string(0), lines: lines.map { Int($0) }, responder) { ids, refused, skipped in
+            [.stringArray(ids), .stringArray(refused), .stringArray(skipped)]
+        }
+    }
+
+    /// Schedules the components of `text`, each whole or not at all, in one transaction;
+    /// `answer` makes the reply from the ids and the sentences of components refused and skipped.
+    private func importCalendar(
+        _ text: String, lines: [Int], _ responder: Responder, answer: @escaping ([String], [String], [String]) -> [Value]
+    ) throws(DBusError) {
         try Self.openLibical()
-        guard let components = CalendarText.components(of: call.string(0)) else {
+        guard let components = CalendarText.components(of: text, lines: lines) else {
             throw .invalidArgs("text: not iCalendar: it has no BEGIN:VCALENDAR.")
         }
+        guard lines.isEmpty || lines.count == components.count else {
+            throw .invalidArgs("lines: \(lines.count) given for \(components.count) VEVENT and VTODO components.")
+        }
         let instant = now(), zone = TimeZone.current
-        var notifications: [ScheduledNotification] = [], refusals: [String] = []
+        var notifications: [ScheduledNotification] = [], refused: [String] = [], skipped: [String] = []
         // Every alarm of a component is decoded and checked before any is kept: a component
         // is stored whole, in the one transaction below, or not at all.
         for component in components {
@@ -26,15 +50,17 @@ extension SchedulerService {
                     try scheduledNotification(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
                 }
             } catch let refusal as ImportRefusal {
-                refusals.append(refusal.sentence(component.label))
+                switch refusal {
+                case .skipped: skipped.append(refusal.sentence(component.label))
+                case .refused: refused.append(refusal.sentence(component.label))
+                }
             } catch let error as DBusError {
-                refusals.append(ImportRefusal.refused(error.message).sentence(component.label))
+                refused.append(ImportRefusal.refused(error.message).sentence(component.label))
             } catch {
-                refusals.append(ImportRefusal.refused("\(error)").sentence(component.label))
+                refused.append(ImportRefusal.refused("\(error)").sentence(component.label))
             }
         }
-        if components.isEmpty { refusals.append("text: it has no VEVENT or VTODO to import.") }
-        guard !notifications.isEmpty else { return responder.reply([.stringArray([]), .stringArray(refusals)]) }
+        guard !notifications.isEmpty else { return responder.reply(answer([], refused, skipped)) }
         commits.stage({ db in
             for index in notifications.indices {
                 while try !self.store.insert(notifications[index], in: db) { notifications[index].id = NotificationID.random() }
@@ -43,8 +69,8 @@ extension SchedulerService {
             switch result {
             case .success:
                 for notification in notifications { self.scheduler.add(notification) }
-                self.logger.info("Imported \(notifications.count) from iCalendar, \(refusals.count) components not.")
-                responder.reply([.stringArray(notifications.map(\.id)), .stringArray(refusals)])
+                self.logger.info("Imported \(notifications.count) from iCalendar, \(refused.count + skipped.count) components not.")
+                responder.reply(answer(notifications.map(\.id), refused, skipped))
             case .failure(let error):
                 responder.fail(.refused("Nothing imported", error))
             }

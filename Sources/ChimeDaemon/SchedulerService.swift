@@ -93,6 +93,7 @@ final class SchedulerService {
             (Scheduler1.updateSimple, .later(updateSimple)),
             (Scheduler1.snooze, .later(snooze)),
             (Scheduler1.importICalendar, .later(importICalendar)),
+            (Scheduler1.importICalendarPart, .later(importICalendarPart)),
             (Scheduler1.exportICalendar, .now(exportICalendar)),
         ]
     }

@@ -17,7 +17,10 @@ extension ICalendar {
     /// The line of each `BEGIN:VEVENT` and `BEGIN:VTODO` of `text`, in order: libical keeps none.
     static func componentLines(_ text: String) -> [Int] {
         var lines: [Int] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // By bytes: a String's "\r\n", the line end RFC 5545 prescribes, is one Character,
+        // which "\n" does not match.
+        for (index, bytes) in text.utf8.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
+            let line = Substring(bytes)
             let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
             if trimmed.uppercased() == "BEGIN:VEVENT" || trimmed.uppercased() == "BEGIN:VTODO" { lines.append(index + 1) }
         }
@@ -41,7 +44,9 @@ extension ICalendar {
             throw .refused(isTask ? localized("it has no DUE, so no time to remind at") : localized("it has no DTSTART"))
         }
         var plan = ImportPlan()
-        let start = startOfDay(isTask ? icalproperty_get_due(anchor) : icalproperty_get_dtstart(anchor))
+        // The component's getters, not the property's: they find the VTIMEZONE a TZID names
+        // in the calendar (time.zone), which an Outlook zone name is read through.
+        let start = startOfDay(isTask ? icalcomponent_get_due(component) : icalcomponent_get_dtstart(component))
         let end = isTask ? start : startOfDay(icalcomponent_get_dtend(component))
         let zone = try zoneName(anchor, start)
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)

@@ -7,7 +7,7 @@ import Localization
 ///
 /// libical does the syntax (line folding, escaping, parameters, VTIMEZONE, RRULE); the
 /// mapping to Chime's keys is in ICalendar+Import.swift and ICalendar+Export.swift, one
-/// mapping for chime import/export and chimed's ImportICalendar/ExportICalendar.
+/// mapping for chimed's ImportICalendar/ExportICalendar, which chime import/export call.
 struct ICalendar {
     /// The parsed root: a VCALENDAR, or an XROOT holding several.
     let root: OpaquePointer

@@ -19,9 +19,7 @@ public struct ImportPlan {
     ///
     /// `firstFire` answers as chimed's NextFireTimestamps does: the first fire time of
     /// `when` with text options, nil when none is to come, ``ImportRefusal/refused(_:)``
-    /// with chimed's sentence when it cannot read them. The CLI asks chimed over the bus,
-    /// chimed asks itself: both ask the same questions in the same order. Any other error
-    /// it throws is passed on.
+    /// with chimed's sentence when it cannot read them. Any other error it throws is passed on.
     public func requests(firstFire: (_ when: String, _ options: [(String, String)]) throws -> Int64?)
         throws -> [(request: [(String, Value)], next: Int64)] {
         // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
@@ -87,19 +85,20 @@ public struct ImportComponent {
     public let plan: Result<ImportPlan, ImportRefusal>
 }
 
-/// iCalendar text in and out, as chime import/export and chimed's ImportICalendar and
-/// ExportICalendar read and write it: one mapping for both.
+/// iCalendar text in and out, as chimed's ImportICalendar and ExportICalendar read and
+/// write it for any bus caller, chime import and chime export among them.
 public enum CalendarText {
     /// Opens libical if it is not open yet; nil once it is, else the sentence that says why not.
     public static func loadFailure() -> String? { ICalendar.loadFailure() }
 
     /// The VEVENTs and VTODOs of `text`, in its order; nil when it holds no iCalendar object.
-    /// libical must be open (``loadFailure()``).
-    public static func components(of text: String) -> [ImportComponent]? {
+    /// Their labels name the `lines` given, when there is one per component (the lines of a
+    /// larger file `text` was cut from), else `text`'s own. libical must be open (``loadFailure()``).
+    public static func components(of text: String, lines given: [Int] = []) -> [ImportComponent]? {
         guard let calendar = ICalendar(text: text) else { return nil }
         defer { calendar.free() }
         let components = calendar.reminders
-        let lines = ICalendar.componentLines(text)
+        let lines = given.count == components.count ? given : ICalendar.componentLines(text)
         return components.enumerated().map { index, component in
             let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
             return ImportComponent(label: label, plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component) })

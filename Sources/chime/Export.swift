@@ -1,7 +1,6 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
-import ICS
 import Localization
 
 /// `chime export`: scheduled notifications as an iCalendar file, for a calendar app or
@@ -35,10 +34,19 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        if let failure = CalendarText.loadFailure() { throw fail(failure, ExitStatus.unavailable) }
         let client = try SchedulerClient.connectOrFail()
-        let chosen = all ? try client.list().compactMap { HumanText.fields($0)[.id]?.stringValue } : ids
-        let (calendar, leftOut) = CalendarText.export(try chosen.map { try client.get($0) })
+        let reply: [Value]
+        do throws(DBusError) {
+            reply = try client.call(Scheduler1.exportICalendar, [.stringArray(all ? [] : ids)])
+        } catch {
+            // The contract's own sentence tells which id chimed did not find.
+            let unknown = ids.first { error.name == ChimeError.notFound && error.message == ChimeError.notFound($0).message }
+            throw client.failure(error, calling: Scheduler1.exportICalendar, about: unknown)
+        }
+        guard reply.count == 2, let calendar = reply[0].stringValue else {
+            throw fail(localized("chimed answered %1$s with something other than its interface says.", "ExportICalendar"), ExitStatus.failure)
+        }
+        let leftOut = (reply[1].arrayElements ?? []).compactMap(\.stringValue)
         for sentence in leftOut { writeError(sentence) }
         print(calendar, terminator: "")
         if !leftOut.isEmpty { throw ExitStatus.failure }

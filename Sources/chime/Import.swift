@@ -1,7 +1,6 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
-import ICS
 import Glibc
 import Localization
 
@@ -40,25 +39,45 @@ struct Import: ParsableCommand {
     var file: String
 
     func run() throws {
-        if let failure = CalendarText.loadFailure() { throw fail(failure, ExitStatus.unavailable) }
         guard let text = Self.read(file) else {
             throw fail(localized("cannot read '%1$s': %2$s", file, String(cString: strerror(errno))), ExitCode(66))
         }
-        guard let components = CalendarText.components(of: text) else {
-            throw fail(localized("'%1$s' is not an iCalendar file: it has no BEGIN:VCALENDAR.", file), ExitCode(65))
-        }
+        // No iCalendar text has a NUL, and no D-Bus string can carry one.
+        let cut = CalendarParts(text.utf8.contains(0) ? String(text.unicodeScalars.filter { $0 != "\0" }) : text)
+        guard cut.isCalendar else { throw notICalendar() }
         let client = try SchedulerClient.connectOrFail()
-        var refused = 0
-        for component in components {
-            do {
-                try client.importPlan(try component.plan.get())
-            } catch let refusal as ImportRefusal {
-                if case .refused = refusal { refused += 1 }
-                writeError(refusal.sentence(component.label))
-            }
+        var refused = 0, answered = false
+        for oversized in cut.oversized {
+            refused += 1
+            writeError(localized("%1$s (line %2$d): not imported: it is larger than the %3$d bytes chimed reads in one request.",
+                                 oversized.kind, oversized.line, Limits.stringBytes))
         }
-        if components.isEmpty { writeError(localized("'%1$s' has no VEVENT or VTODO to import.", file)) }
+        for part in cut.parts {
+            let reply: [Value]
+            do throws(DBusError) {
+                reply = try client.call(Scheduler1.importICalendarPart, [.string(part.text), .array(element: "u", part.lines.map { .uint32(UInt32(clamping: $0)) })])
+            } catch where error.name == DBusError.invalidArgsName && error.message.hasPrefix("text: not iCalendar") {
+                throw notICalendar()
+            } catch where [ChimeError.failed, ChimeError.diskFull, ChimeError.busy].contains(error.name) {
+                // Nothing of this part is stored, and what kept it out (no libical, a full
+                // disk) would keep the next parts out too; those printed above are stored.
+                throw fail(error.message, ExitStatus.failure)
+            } catch {
+                throw client.failure(error, calling: Scheduler1.importICalendarPart)
+            }
+            let lists = reply.map { ($0.arrayElements ?? []).compactMap(\.stringValue) }
+            guard lists.count == 3 else { throw fail(localized("chimed answered %1$s with something other than its interface says.", "ImportICalendarPart"), ExitStatus.failure) }
+            for id in lists[0] { print(client.importEcho(id)) }
+            for sentence in lists[1] + lists[2] { writeError(sentence) }
+            refused += lists[1].count
+            answered = answered || lists.contains { !$0.isEmpty }
+        }
+        if !answered && cut.oversized.isEmpty { writeError(localized("'%1$s' has no VEVENT or VTODO to import.", file)) }
         if refused > 0 { throw ExitStatus.failure }
+    }
+
+    private func notICalendar() -> ExitCode {
+        fail(localized("'%1$s' is not an iCalendar file: it has no BEGIN:VCALENDAR.", file), ExitCode(65))
     }
 
     /// The whole file, or standard input for `-`; nil when it cannot be read.
@@ -79,36 +98,15 @@ struct Import: ParsableCommand {
 }
 
 extension SchedulerClient {
-    /// Schedules every alarm of `plan`, or none: an alarm chimed refuses cancels those
-    /// already scheduled. Prints each id with what chimed understood. Throws
-    /// ``ImportRefusal`` for the component, an exit status when chimed is out of reach.
-    func importPlan(_ plan: ImportPlan) throws {
-        let requests = try plan.requests { when, options in
-            do throws(DBusError) {
-                let reply = try call(Scheduler1.nextFireTimestamps, [.string(when), .stringDictionary(options), .uint32(1)])
-                return (reply.first?.arrayElements ?? []).compactMap(\.integerValue).first
-            } catch { throw refusal(error, Scheduler1.nextFireTimestamps) }
-        }
-        var scheduled: [String] = [], echoes: [String] = []
-        for (request, next) in requests {
-            do throws(DBusError) {
-                let id = try call(Scheduler1.schedule, [.variantDictionary(request)]).first?.stringValue ?? ""
-                scheduled.append(id)
-                let unit = request.first { $0.0 == "repeat" }?.1.stringValue
-                let every = request.first { $0.0 == "every" }?.1.integerValue
-                echoes.append([id, HumanText.localTime(next), HumanText.repetition(unit, every: every), plan.title].joined(separator: "  "))
-            } catch {
-                for id in scheduled { _ = try? call(Scheduler1.cancel, [.string(id)]) }
-                throw refusal(error, Scheduler1.schedule)
-            }
-        }
-        for echo in echoes { print(echo) }
-    }
-
-    /// chimed's answer to a bad request refuses the component; a chimed out of reach ends
-    /// the import, as it ends every command (exit status 69).
-    private func refusal(_ error: DBusError, _ method: MethodDeclaration) -> any Error {
-        let refusals = [DBusError.invalidArgsName, ChimeError.failed, ChimeError.diskFull, ChimeError.busy]
-        return refusals.contains(error.name) ? ImportRefusal.refused(error.message) : failure(error, calling: method)
+    /// `3kq9xw2m  2030-03-14 09:30  -  Dentist`: the id, the next time, the repeat and the
+    /// title, as chimed stored them; the bare id when it no longer has the notification.
+    func importEcho(_ id: String) -> String {
+        guard let entries = try? call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries else { return id }
+        let fields = HumanText.fields(entries)
+        return [
+            id, HumanText.localTime(fields[.nextFire]?.integerValue),
+            HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue, rrule: fields[.rrule]?.stringValue),
+            fields[.title]?.stringValue ?? "",
+        ].joined(separator: "  ")
     }
 }

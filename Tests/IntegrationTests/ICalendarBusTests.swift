@@ -28,8 +28,10 @@ struct ICalendarBusTests {
     }
 
     /// The `string "…"` values dbus-send printed, in order (its strings are not escaped).
-    func strings(_ result: ProcessResult) -> [String] {
-        result.stdout.components(separatedBy: "string \"").dropFirst().map { part in
+    func strings(_ result: ProcessResult) -> [String] { strings(in: result.stdout) }
+
+    func strings(in output: String) -> [String] {
+        output.components(separatedBy: "string \"").dropFirst().map { part in
             guard let end = part.range(of: "\"\n", options: .backwards) ?? part.range(of: "\"", options: .backwards) else { return part }
             return String(part[..<end.lowerBound])
         }
@@ -61,6 +63,30 @@ struct ICalendarBusTests {
         let list = try session.listedJSON()
         #expect(list.count == 2 && Set(answered.prefix(2)) == Set(list.compactMap { $0["id"] as? String }), "\(result)\n\(list)")
         #expect(answered.count == 3 && answered[2].contains("Buy a new kettle") && answered[2].contains("skipped"), "\(result)")
+    }
+
+    /// ImportICalendarPart: the sentences of refused and skipped components apart, each
+    /// naming the line the caller gives; lines that do not fit the text are InvalidArgs.
+    @Test func aPartsSentencesComeApartAndNameTheGivenLines() throws {
+        let session = try TestSession()
+        let text = try sample("malformed")
+        let given = [4, 10, 17, 22, 28, 45, 51].map { $0 + 1000 }
+        let result = try dbusSend(session, "ImportICalendarPart", "string:" + text, "array:uint32:" + given.map(String.init).joined(separator: ","))
+        #expect(result.status == 0, "\(result)")
+        let arrays = result.stdout.components(separatedBy: "array [").dropFirst().map { strings(in: $0) }
+        #expect(arrays.count == 3, "\(result)")
+        guard arrays.count == 3 else { return }
+        #expect(arrays[0].count == 1 && arrays[1].count == 5 && arrays[2].count == 1, "\(result)")
+        #expect(arrays[2].first?.contains("UID past@example.org, line 1045)") == true, "past is skipped: \(result)")
+        for (uid, line) in [("byday", 1010), ("nostart", 1017), ("zone", 1022), ("badbadge", 1028), ("garbage", 1051)] {
+            #expect(arrays[1].filter { $0.contains("UID \(uid)@example.org, line \(line))") }.count == 1, "\(uid): \(result)")
+        }
+
+        for (lines, sentence) in [("array:uint32:3", "lines: 1 given for 7"), ("array:uint32:0,1,2,3,4,5,6", "counted from 1")] {
+            let refused = try dbusSend(session, "ImportICalendarPart", "string:" + text, lines)
+            #expect(refused.status != 0 && refused.stderr.contains("InvalidArgs") && refused.stderr.contains(sentence), "\(refused)")
+        }
+        #expect(try session.listedJSON().count == 1, "a refused call stores nothing")
     }
 
     @Test func eachMalformedComponentGetsItsRefusalAndNothingOfItIsStored() throws {

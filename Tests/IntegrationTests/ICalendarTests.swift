@@ -74,9 +74,15 @@ struct ICalendarTests {
         #expect(list.count == 2)
     }
 
-    @Test func malformedComponentsAreRefusedOneByOneAndTheRestImported() throws {
+    /// With the line ends of the sample, and with RFC 5545's CRLF, which a Swift String
+    /// counts as one Character: the lines named are the same.
+    @Test(arguments: ["\n", "\r\n"])
+    func malformedComponentsAreRefusedOneByOneAndTheRestImported(lineEnd: String) throws {
         let session = try TestSession()
-        let result = try session.run(["chime", "import", sample("malformed")])
+        let file = session.directory.appendingPathComponent("malformed.ics")
+        try String(contentsOfFile: sample("malformed"), encoding: .utf8).replacingOccurrences(of: "\n", with: lineEnd)
+            .write(to: file, atomically: true, encoding: .utf8)
+        let result = try session.run(["chime", "import", file.path])
         #expect(result.status == 1, "\(result)")
         let errors = result.stderr.split(separator: "\n")
         #expect(errors.count == 6, "one line per bad component: \(result)")
@@ -112,55 +118,60 @@ struct ICalendarTests {
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not reachable"), "\(result)")
     }
 
-    /// A chimed that accepts the first alarm of a component and refuses the second (python-
-    /// dbusmock posing as it): chime import takes the first back, so nothing of the
-    /// component stays, and says why.
-    @Test func aComponentWhoseSecondAlarmIsRefusedLeavesNothingScheduled() throws {
+    /// A chimed that answers ImportICalendarPart with something its interface does not say
+    /// (python-dbusmock posing as it): chime says so in one sentence, and claims nothing.
+    @Test func aReplyThatIsNotTheInterfacesIsSaidAndNothingClaimed() throws {
         let session = try TestSession()
         let impostor = try session.spawn(["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
                                           "/io/github/chime/Chime", "io.github.chime.Scheduler1"])
         defer { impostor.stop() }
         try session.waitForName("io.github.chime.Chime")
-        func mock(_ method: String, _ arguments: String...) throws -> ProcessResult {
-            try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
-                             "--method", "org.freedesktop.DBus.Mock." + method] + arguments)
+        let added = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                                     "--method", "org.freedesktop.DBus.Mock.AddMethod", "", "ImportICalendarPart", "sau", "s", "ret = 'imported, honestly'"])
+        #expect(added.status == 0, "\(added)")
+        let result = try session.run(["chime", "import", sample("tasks")])
+        #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("ImportICalendarPart"), "\(result)")
+    }
+
+    /// A file larger than one D-Bus string, with the line ends RFC 5545 prescribes: chime
+    /// sends it in parts, each event with the VTIMEZONE its Outlook-style TZID needs, and
+    /// every sentence names the file's own line.
+    @Test func aLargeFileImportsInPartsAndItsSentencesNameTheFilesLines() throws {
+        let session = try TestSession()
+        var lines = ["BEGIN:VCALENDAR", "PRODID:-//Microsoft Corporation//Outlook 16.0 MIMEDIR//EN", "VERSION:2.0",
+                     "BEGIN:VTIMEZONE", "TZID:W. Europe Standard Time", "BEGIN:STANDARD", "DTSTART:16011028T030000",
+                     "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "END:STANDARD",
+                     "BEGIN:DAYLIGHT", "DTSTART:16010325T020000", "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3", "TZOFFSETFROM:+0100",
+                     "TZOFFSETTO:+0200", "END:DAYLIGHT", "END:VTIMEZONE"]
+        var expected: [String: Int] = [:]
+        for n in 1...150 {
+            let uid = n == 70 ? "nostart" : n == 120 ? "huge" : "e\(n)"
+            expected[uid] = lines.count + 1
+            lines += ["BEGIN:VEVENT", "UID:\(uid)@example.org", "SUMMARY:Meeting \(n)"]
+            if n != 70 { lines.append("DTSTART;TZID=W. Europe Standard Time:20300401T100000") }
+            if n == 120 { lines.append("DESCRIPTION:" + String(repeating: "agenda ", count: 3_000)) }
+            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT"]
         }
-        for (name, signature, out, code) in [
-            ("NextFireTimestamps", "sa{ss}u", "ax", "ret = [dbus.Int64(1900000000)]"),
-            ("Schedule", "a{sv}", "s", """
-                self.scheduled = getattr(self, 'scheduled', 0) + 1
-                if self.scheduled == 2: raise dbus.exceptions.DBusException('when: refused here.', name='org.freedesktop.DBus.Error.InvalidArgs')
-                ret = 'alarm%d' % self.scheduled
-                """),
-            ("Cancel", "s", "", ""),
-        ] {
-            let added = try mock("AddMethod", "", name, signature, out, code)
-            #expect(added.status == 0, "\(added)")
-        }
-        let file = session.directory.appendingPathComponent("two.ics")
-        try """
-            BEGIN:VCALENDAR
-            BEGIN:VEVENT
-            UID:two@example.org
-            SUMMARY:Two alarms
-            DTSTART:20300401T100000Z
-            BEGIN:VALARM
-            ACTION:DISPLAY
-            TRIGGER:-PT10M
-            END:VALARM
-            BEGIN:VALARM
-            ACTION:DISPLAY
-            TRIGGER:-PT5M
-            END:VALARM
-            END:VEVENT
-            END:VCALENDAR
-            """.write(to: file, atomically: true, encoding: .utf8)
+        let text = (lines + ["END:VCALENDAR", ""]).joined(separator: "\r\n")
+        #expect(text.utf8.count > 2 * 16_384)
+        let file = session.directory.appendingPathComponent("outlook.ics")
+        try text.write(to: file, atomically: true, encoding: .utf8)
 
         let result = try session.run(["chime", "import", file.path])
-        #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
-        #expect(result.stderr.contains("\"Two alarms\"") && result.stderr.contains("not imported: when: refused here."), "\(result)")
-        let cancels = try mock("GetMethodCalls", "Cancel")
-        #expect(cancels.stdout.contains("'alarm1'") && !cancels.stdout.contains("'alarm2'"), "the first is taken back: \(cancels)")
+        #expect(result.status == 1, "two events are refused: \(result)")
+        #expect(ids(result).count == 148, "\(result.stderr)")
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 2, "\(result.stderr)")
+        #expect(errors.contains { $0.contains("UID nostart@example.org, line \(expected["nostart"] ?? 0))") && $0.contains("DTSTART") },
+                "chimed's sentence names the file's line: \(result.stderr)")
+        #expect(errors.contains { $0.contains("VEVENT (line \(expected["huge"] ?? 0))") && $0.contains("16384") }, "\(result.stderr)")
+        let list = try session.listedJSON()
+        #expect(list.count == 148)
+        // 10:00 in Outlook's zone (CEST on 1 April) less 15 minutes, read through the VTIMEZONE as an instant.
+        // 2030-04-01T07:45:00Z.
+        #expect(list.allSatisfy { $0["nextFire"] as? Int == 1_901_259_900 && $0["when"] as? String == "2030-04-01T09:45:00+02:00" },
+                "\(list.prefix(2))")
     }
 
     @Test func exportThenImportKeepsEveryField() throws {

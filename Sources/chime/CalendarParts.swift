@@ -1,0 +1,185 @@
+import ChimeAPI
+
+/// An iCalendar file cut, at component boundaries, into texts that chimed takes in one
+/// `ImportICalendarPart` call each: one D-Bus string holds at most ``Limits/stringBytes``.
+///
+/// chime reads no iCalendar itself (chimed does, with libical). It only finds where each
+/// calendar's VEVENTs and VTODOs begin and end, and which VTIMEZONEs they name, so that
+/// each text is a calendar of its own that says what the same lines said in the file,
+/// and chimed's sentences name the file's lines. Each call is one short job for chimed's
+/// loop, between which it fires what is due; a file of any size imports part by part.
+struct CalendarParts {
+    struct Part: Equatable {
+        var text: String
+        /// The file's line of each VEVENT's and VTODO's BEGIN in `text`, in order; empty
+        /// when `text` is the whole file.
+        var lines: [Int]
+    }
+
+    /// A component that does not fit in one text with the calendar's lines it needs.
+    struct Oversized: Equatable {
+        var kind: String
+        var line: Int
+    }
+
+    private(set) var parts: [Part] = []
+    private(set) var oversized: [Oversized] = []
+    /// False when a file too large for one text has no calendar at all (a small file is
+    /// chimed's to judge).
+    private(set) var isCalendar = true
+
+    init(_ text: String, limit: Int = Limits.stringBytes) {
+        guard text.utf8.count > limit else {
+            parts = [Part(text: text, lines: [])]
+            return
+        }
+        let calendars = Self.calendars(Self.unfolded(text))
+        isCalendar = !calendars.isEmpty
+        for calendar in calendars { cut(calendar, limit: limit) }
+    }
+
+    // MARK: - Reading the structure
+
+    /// A content line with its folds undone (RFC 5545 3.1), and the file line it starts on.
+    private struct Line {
+        var text: Substring
+        var number: Int
+    }
+
+    private struct Component {
+        var name: String
+        var line: Int
+        var lines: [Substring] = []
+        var bytes: Int { lines.reduce(0) { $0 + $1.utf8.count + 2 } }
+    }
+
+    private struct Calendar {
+        var properties: [Substring] = []
+        var timeZones: [(id: String, component: Component)] = []
+        var reminders: [Component] = []
+    }
+
+    private static func unfolded(_ text: String) -> [Line] {
+        var lines: [Line] = []
+        // By bytes: a String's "\r\n" is one Character, which "\n" does not match.
+        for (index, bytes) in text.utf8.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
+            let physical = Substring(bytes)
+            let content = physical.hasSuffix("\r") ? physical.dropLast() : physical
+            if let first = content.first, first == " " || first == "\t", !lines.isEmpty {
+                lines[lines.count - 1].text += content.dropFirst()
+            } else if !content.isEmpty {
+                lines.append(Line(text: content, number: index + 1))
+            }
+        }
+        return lines
+    }
+
+    /// The VCALENDARs of the file, each with its own properties, VTIMEZONEs, VEVENTs and
+    /// VTODOs. Anything else (VJOURNAL, lines outside a calendar) chimed would not import
+    /// either. An END that names another component still ends the innermost one, as a
+    /// truncated or hand-edited file may have it: chimed judges what the component says.
+    private static func calendars(_ lines: [Line]) -> [Calendar] {
+        var calendars: [Calendar] = []
+        var calendar: Calendar?
+        var depth = 0
+        var component: Component?
+        func finish() {
+            guard var done = component else { return }
+            component = nil
+            switch done.name {
+            case "VEVENT", "VTODO":
+                calendar?.reminders.append(done)
+            case "VTIMEZONE":
+                if let id = done.lines.lazy.compactMap(timeZoneID).first { calendar?.timeZones.append((id, done)) }
+            default:
+                done.lines = []
+            }
+        }
+        for line in lines {
+            let name = componentName(line.text, "BEGIN:")
+            if let name {
+                depth += 1
+                if depth == 1 {
+                    calendar = name == "VCALENDAR" ? Calendar() : nil
+                } else if depth == 2, calendar != nil {
+                    component = Component(name: name, line: line.number)
+                }
+                component?.lines.append(line.text)
+            } else if componentName(line.text, "END:") != nil {
+                component?.lines.append(line.text)
+                if depth == 2 { finish() }
+                if depth == 1, let done = calendar {
+                    calendars.append(done)
+                    calendar = nil
+                }
+                depth = max(0, depth - 1)
+            } else if depth == 1 {
+                calendar?.properties.append(line.text)
+            } else {
+                component?.lines.append(line.text)
+            }
+        }
+        finish()
+        if let calendar { calendars.append(calendar) }
+        return calendars
+    }
+
+    /// `VEVENT` for `BEGIN:VEVENT` when `prefix` is `BEGIN:`; nil for any other line.
+    private static func componentName(_ line: Substring, _ prefix: String) -> String? {
+        guard line.count > prefix.count, line.prefix(prefix.count).uppercased() == prefix else { return nil }
+        return line.dropFirst(prefix.count).trimmingSpaces.uppercased()
+    }
+
+    /// The value of a VTIMEZONE's `TZID:` line.
+    private static func timeZoneID(_ line: Substring) -> String? {
+        guard line.prefix(5).uppercased() == "TZID:" else { return nil }
+        return String(line.dropFirst(5))
+    }
+
+    /// Whether `component` names the time zone `id` in a TZID parameter.
+    private static func names(_ component: Component, zone id: String) -> Bool {
+        component.lines.contains { line in
+            guard line.contains(id) else { return false }
+            let upper = line.uppercased()
+            return upper.contains(";TZID=" + id.uppercased()) || upper.contains(";TZID=\"" + id.uppercased() + "\"")
+        }
+    }
+
+    // MARK: - Cutting
+
+    /// Packs `calendar`'s reminders, in order, into as few texts as fit `limit`, each with
+    /// the calendar's properties and the VTIMEZONEs its reminders name.
+    private mutating func cut(_ calendar: Calendar, limit: Int) {
+        let frame = ["BEGIN:VCALENDAR"] + calendar.properties.map(String.init)
+        let frameBytes = frame.reduce(0) { $0 + $1.utf8.count + 2 } + "END:VCALENDAR\r\n".utf8.count
+        var chosen: [Component] = [], zones: Set<String> = [], bytes = frameBytes
+        func flush() {
+            guard !chosen.isEmpty else { return }
+            let zoneLines = calendar.timeZones.filter { zones.contains($0.id) }.flatMap(\.component.lines)
+            let lines = frame + zoneLines.map(String.init) + chosen.flatMap(\.lines).map(String.init) + ["END:VCALENDAR", ""]
+            parts.append(Part(text: lines.joined(separator: "\r\n"), lines: chosen.map(\.line)))
+            chosen = []
+            zones = []
+            bytes = frameBytes
+        }
+        for reminder in calendar.reminders {
+            for attempt in 0..<2 {
+                let needed = calendar.timeZones.filter { !zones.contains($0.id) && Self.names(reminder, zone: $0.id) }
+                let added = reminder.bytes + needed.reduce(0) { $0 + $1.component.bytes }
+                if bytes + added <= limit {
+                    chosen.append(reminder)
+                    zones.formUnion(needed.map(\.id))
+                    bytes += added
+                    break
+                }
+                if attempt == 0, !chosen.isEmpty {
+                    flush()
+                } else {
+                    oversized.append(Oversized(kind: reminder.name, line: reminder.line))
+                    break
+                }
+            }
+        }
+        flush()
+    }
+}
