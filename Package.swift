@@ -74,9 +74,19 @@ let package = Package(
             name: "chimed",
             dependencies: ["ChimeDaemon", "ChimeAPI", .product(name: "Logging", package: "swift-log")]
         ),
+        // What libdbus-1.a asks of libsystemd, for chime's static link (Debian has no libsystemd.a).
+        .target(name: "CSystemdStubs", cSettings: [.define("CHIME_STATIC_LINK", .when(configuration: .release))]),
+        // The release chime is linked fully static, glibc and libdbus-1.a too: it loads no
+        // library (import and export go through chimed), and the dynamic loader's work was
+        // most of what each command cost over make bench's Notify floor. Under -static,
+        // pkg-config's -ldbus-1 finds the archive.
         .executableTarget(
             name: "chime",
-            dependencies: ["DBus", "ChimeAPI", "JSON", "Localization", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "DBus", "ChimeAPI", "JSON", "Localization", "CSystemdStubs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),

@@ -86,7 +86,7 @@ for flag in $(pkg-config --cflags dbus-1); do swift_floor_flags+=(-Xcc "$flag");
 # The same Notify floor linked fully static (glibc and libdbus-1.a too): nothing for the
 # dynamic loader to do. Beside the one above it tells what loading shared libraries costs
 # a process start (libdbus-1 brings libsystemd and six more), apart from Swift's runtime.
-"${CC:-cc}" -O2 -c -o "$CHIME_TMP/systemd-stubs.o" "$CHIME_ROOT/Benchmarks/floor/systemd-stubs.c" ||
+"${CC:-cc}" -O2 -DCHIME_STATIC_LINK -c -o "$CHIME_TMP/systemd-stubs.o" "$CHIME_ROOT/Sources/CSystemdStubs/systemd-stubs.c" ||
     chime_die "compiling the systemd stubs failed"
 # With -static, -ldbus-1 is libdbus-1.a.
 "${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -static-executable -Xlinker "$CHIME_TMP/systemd-stubs.o" \

@@ -104,7 +104,8 @@ check_sources() {
     # message only the journal sees; say it now instead.
     local binary missing
     for binary in "$BIN_DIR/chime" "$BIN_DIR/chimed"; do
-        missing=$(ldd "$binary" 2>/dev/null | awk '/not found/ {print $1}' | paste -sd ' ' -)
+        # ldd fails on a static binary (the release chime), which needs nothing.
+        missing=$({ ldd "$binary" 2>/dev/null || true; } | awk '/not found/ {print $1}' | paste -sd ' ' -)
         [[ -z $missing ]] || die "${binary##*/} needs $missing, which this system does not have; install the runtime libraries (Debian: libdbus-1-3 libglib2.0-0 libsqlite3-0)."
     done
 }
