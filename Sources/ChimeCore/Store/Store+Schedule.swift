@@ -212,14 +212,17 @@ extension Store {
         }
     }
 
+    /// The query of ``dueTimes()``, answered from the index alone (schema v9).
+    public static let dueTimesSQL = "SELECT id, nextFire, triggerKind = 'floating' FROM notification WHERE nextFire IS NOT NULL"
+
     /// What the heap needs at start-up, without decoding alerts: id, due time, and
     /// whether the due time depends on the system zone.
     ///
     /// Read through SQLite's own column calls: at a million rows GRDB's row decoding was
-    /// most of chimed's start-up.
+    /// most of chimed's start-up. The index of due times holds all three (``dueTimesSQL``).
     public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date, floating: Bool)] {
         try read { db in
-            let statement = try db.makeStatement(sql: "SELECT id, nextFire, triggerKind = 'floating' FROM notification WHERE nextFire IS NOT NULL")
+            let statement = try db.makeStatement(sql: Self.dueTimesSQL)
             var result: [(id: String, nextFire: Date, floating: Bool)] = []
             let handle = statement.sqliteStatement
             while true {
