@@ -1,4 +1,5 @@
 import ChimeCore
+import Foundation
 import Testing
 
 struct AlertTests {
@@ -36,6 +37,33 @@ struct AlertTests {
     func badHintsNameTheHint(text: String) {
         let error = #expect(throws: FieldError.self) { try Hint.parse(name: "x", typedValue: text) }
         #expect(error?.field == "hint.x")
+    }
+
+    /// The store keeps an alert as JSON without the fields at their defaults, and reads
+    /// both that and the whole form earlier versions wrote.
+    @Test func theStoredFormLeavesDefaultsOutAndReadsTheWholeFormToo() throws {
+        let plain = Alert(title: "Stretch")
+        #expect(String(decoding: try JSONEncoder().encode(plain), as: UTF8.self) == #"{"title":"Stretch"}"#)
+        let whole = #"{"sound":{"serverDefault":{}},"actions":[],"hints":[],"body":"","title":"Stretch","appName":"Chime","userInfo":{},"urgency":1}"#
+        #expect(try JSONDecoder().decode(Alert.self, from: Data(whole.utf8)) == plain)
+
+        var full = Alert(title: "Pills")
+        full.body = "Two, with water"
+        full.urgency = .critical
+        full.appName = "Pillbox"
+        full.desktopEntry = "org.example.Pillbox"
+        full.image = "pills"
+        full.sound = .themed("bell")
+        full.category = "reminder"
+        full.actions = [Action(key: "done", label: "Done")]
+        full.defaultAction = ""
+        full.expires = 0
+        full.badge = 0
+        full.hints = [.transient(true)]
+        full.userInfo = ["dose": .integer(2)]
+        full.textDomain = "pillbox"
+        #expect(try JSONDecoder().decode(Alert.self, from: try JSONEncoder().encode(full)) == full)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Alert.self, from: Data(#"{"body":"no title"}"#.utf8)) }
     }
 
     @Test func defaultActionComesFirst() {

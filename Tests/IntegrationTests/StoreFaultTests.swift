@@ -141,8 +141,9 @@ struct StoreFaultTests {
         let session = try TestSession()
         try session.addReminders(300)
         try session.stopDaemon()
-        let lost = try damageLeafPages(of: session.storeFile, containing: "Reminder", count: 3)
-        #expect(lost > 0 && lost < 100)
+        // Some of the reminders, not most: a page holds some forty rows.
+        let lost = try damageLeafPages(of: session.storeFile, containing: "Reminder", count: 2)
+        #expect(lost > 0 && lost < 150, "\(lost) lost")
 
         let titles = try session.listedTitles()
         #expect(titles.count == 300 - lost, "\(session.daemonLog)")
