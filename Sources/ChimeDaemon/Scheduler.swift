@@ -40,7 +40,6 @@ final class Scheduler {
     /// Candidate due times; an entry is current only while `dueTimes` agrees with it.
     private var heap = Heap<Due>()
     private var dueTimes: [String: Date] = [:]
-    private var floating: Set<String> = []
     /// The next batch, read from the store while the daemon waits for it, so reading and
     /// decoding rows is not on the way from the due time to the screen.
     private var prepared: [String: ScheduledNotification] = [:]
@@ -70,17 +69,12 @@ final class Scheduler {
             self.fireDue()
         }
         let entries = try store.dueTimes()
-        // Filled as locals and stored once: each write to a property of this class in the
+        // Filled as a local and stored once: each write to a property of this class in the
         // loop was a dynamic exclusivity check, a tenth of a million's start-up.
-        var due: [String: Date] = [:], floatingIDs: Set<String> = []
+        var due: [String: Date] = [:]
         due.reserveCapacity(entries.count)
-        floatingIDs.reserveCapacity(entries.count(where: \.floating))
-        for entry in entries {
-            due[entry.id] = entry.nextFire
-            if entry.floating { floatingIDs.insert(entry.id) }
-        }
+        for entry in entries { due[entry.id] = entry.nextFire }
         dueTimes = due
-        floating = floatingIDs
         // Built in one pass (linear), not inserted one by one (n log n): a million at start-up.
         heap = Heap(entries.map { Due(date: $0.nextFire, id: $0.id) })
         // Floating due times were computed in the zone of their time; redo them if it changed.
@@ -97,7 +91,6 @@ final class Scheduler {
         guard let date = notification.nextFire else { return }
         dueTimes[notification.id] = date
         heap.insert(Due(date: date, id: notification.id))
-        if case .floating = notification.rule.trigger { floating.insert(notification.id) }
         if date <= (heap.min?.date ?? date) { arm() }
     }
 
@@ -111,7 +104,6 @@ final class Scheduler {
     func removeAll() {
         places?.removeAll()
         dueTimes.removeAll()
-        floating.removeAll()
         prepared.removeAll()
         heap = Heap()
     }
@@ -119,13 +111,7 @@ final class Scheduler {
     /// Forgets cancelled notifications (their heap entries go stale and are skipped).
     func remove(ids: [String]) {
         places?.remove(ids: ids)
-        // Each lookup hashes its id, even in an empty collection: floating ones are often
-        // none, and a CancelAll of a million spent a third of its Swift time on the three.
-        let anyFloating = !floating.isEmpty
-        for id in ids {
-            dueTimes[id] = nil
-            if anyFloating { floating.remove(id) }
-        }
+        for id in ids { dueTimes[id] = nil }
         prepared = prepared.filter { dueTimes[$0.key] != nil }
         // Once most entries are stale, the heap is built again from what is left, in one
         // pass: skipping a million stale ones one removal at a time, as a CancelAll of a
@@ -287,11 +273,7 @@ final class Scheduler {
         })
         for notification in firings {
             dueTimes[notification.id] = notification.nextFire
-            if let next = notification.nextFire {
-                heap.insert(Due(date: next, id: notification.id))
-            } else {
-                floating.remove(notification.id)
-            }
+            if let next = notification.nextFire { heap.insert(Due(date: next, id: notification.id)) }
         }
         for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
         for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
@@ -348,7 +330,11 @@ final class Scheduler {
         let zone = TimeZone.current
         prepared.removeAll()
         var moved: [(id: String, nextIndex: Int, date: Date?)] = []
-        for notification in try store.notifications(ids: Array(floating)) {
+        // The store must hold what is staged (one just scheduled); what is not scheduled
+        // here any more (cancelled, done) stays where it is.
+        commits.commit()
+        let ids = try store.floatingIDs().filter { dueTimes[$0] != nil }
+        for notification in try store.notifications(ids: ids) {
             let date = notification.rule.occurrence(notification.nextIndex, systemZone: zone)
             moved.append((notification.id, notification.nextIndex, date))
             dueTimes[notification.id] = date

@@ -305,6 +305,8 @@ struct RestartTests {
         let session = try TestSession()
         let floating = try session.add("Alarm", "--at", "2030-01-01 09:00")
         let zoned = try session.add("Call", "--at", "2030-01-01 09:00", "--zone", "America/New_York")
+        let cancelled = try session.add("Cancelled", "--at", "2030-01-01 10:00")
+        #expect(try session.run(["chime", "cancel", cancelled]).status == 0)
         try session.killDaemon()
 
         // The machine moved to Tokyo while chimed was down.
@@ -319,6 +321,7 @@ struct RestartTests {
         #expect(byID[floating]?["nextFireLocal"] as? String == "2030-01-01T09:00:00+09:00")
         // 09:00 in New York is 23:00 in Tokyo.
         #expect(byID[zoned]?["nextFireLocal"] as? String == "2030-01-01T23:00:00+09:00")
+        #expect(byID[cancelled] == nil && list.count == 2, "a cancelled one does not move back in: \(list)")
         daemon.stop()
     }
 }

@@ -213,17 +213,16 @@ extension Store {
     }
 
     /// The query of ``dueTimes()``, answered from the index alone (schema v9).
-    public static let dueTimesSQL = "SELECT id, nextFire, triggerKind = 'floating' FROM notification WHERE nextFire IS NOT NULL"
+    public static let dueTimesSQL = "SELECT id, nextFire FROM notification WHERE nextFire IS NOT NULL"
 
-    /// What the heap needs at start-up, without decoding alerts: id, due time, and
-    /// whether the due time depends on the system zone.
+    /// What the heap needs at start-up, without decoding alerts: each id and its due time.
     ///
     /// Read through SQLite's own column calls: at a million rows GRDB's row decoding was
-    /// most of chimed's start-up. The index of due times holds all three (``dueTimesSQL``).
-    public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date, floating: Bool)] {
+    /// most of chimed's start-up. The index of due times holds both (``dueTimesSQL``).
+    public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date)] {
         try read { db in
             let statement = try db.makeStatement(sql: Self.dueTimesSQL)
-            var result: [(id: String, nextFire: Date, floating: Bool)] = []
+            var result: [(id: String, nextFire: Date)] = []
             let handle = statement.sqliteStatement
             while true {
                 let code = sqlite3_step(handle)
@@ -231,10 +230,19 @@ extension Store {
                 guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
                 guard let text = sqlite3_column_text(handle, 0) else { continue }
                 let id = String(cString: text)
-                result.append((id, Date(timeIntervalSince1970: sqlite3_column_double(handle, 1)), sqlite3_column_int(handle, 2) != 0))
+                result.append((id, Date(timeIntervalSince1970: sqlite3_column_double(handle, 1))))
             }
             sqlite3_reset(handle)
             return result
+        }
+    }
+
+    /// The ids of notifications due at a wall-clock time that follows the system's zone,
+    /// off the index of due times: they move when the zone changes, which is rare, so
+    /// chimed keeps no set of them (a million at start-up cost a second hash of each id).
+    public func floatingIDs() throws(StoreError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM notification WHERE nextFire IS NOT NULL AND triggerKind = 'floating'")
         }
     }
 }
