@@ -34,6 +34,11 @@ extension ICalendar {
         if let error = parseErrors(in: component).first(where: { !$0.hasPrefix("No value for") }) {
             throw .refused(localized("libical could not read it: %1$s", error))
         }
+        // A VEVENT whose END is missing holds the ones after it, and libical reads those as
+        // its children, which no one imports: said, rather than lost without a word.
+        for (name, kind) in [("VEVENT", ICAL_VEVENT_COMPONENT), ("VTODO", ICAL_VTODO_COMPONENT)] where !children(of: component, kind).isEmpty {
+            throw .refused(localized("it holds a %1$s of its own: its END is missing", name))
+        }
         let status = icalcomponent_get_status(component)
         if status == ICAL_STATUS_CANCELLED || status == ICAL_STATUS_COMPLETED {
             throw .skipped(localized("it is cancelled or completed"))

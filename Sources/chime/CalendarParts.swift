@@ -76,15 +76,30 @@ struct CalendarParts {
 
     /// The VCALENDARs of the file, each with its own properties, VTIMEZONEs, VEVENTs and
     /// VTODOs. Anything else (VJOURNAL, lines outside a calendar) chimed would not import
-    /// either. An END that names another component still ends the innermost one, as a
-    /// truncated or hand-edited file may have it: chimed judges what the component says.
+    /// either. A hand-edited or truncated file must lose nothing here, so the cut follows
+    /// the names: an END closes the innermost open component of its name and those
+    /// opened inside it, writing the ENDs they lack; an END that names nothing open is
+    /// left out, as libical ignores it; what is open at the end of the file is closed.
+    /// chimed then judges what each component says.
     private static func calendars(_ lines: [Line]) -> [Calendar] {
         var calendars: [Calendar] = []
         var calendar: Calendar?
-        var depth = 0
+        var open: [String] = []
         var component: Component?
+        // Closes the open components down to `depth` open, innermost first.
+        func close(down depth: Int) {
+            while open.count > depth {
+                let name = open.removeLast()
+                component?.lines.append(Substring("END:" + name))
+                if open.count == 1 { finish() }
+                if open.isEmpty, let done = calendar {
+                    calendars.append(done)
+                    calendar = nil
+                }
+            }
+        }
         func finish() {
-            guard var done = component else { return }
+            guard let done = component else { return }
             component = nil
             switch done.name {
             case "VEVENT", "VTODO":
@@ -92,35 +107,27 @@ struct CalendarParts {
             case "VTIMEZONE":
                 if let id = done.lines.lazy.compactMap(timeZoneID).first { calendar?.timeZones.append((id, done)) }
             default:
-                done.lines = []
+                break
             }
         }
         for line in lines {
-            let name = componentName(line.text, "BEGIN:")
-            if let name {
-                depth += 1
-                if depth == 1 {
+            if let name = componentName(line.text, "BEGIN:") {
+                open.append(name)
+                if open.count == 1 {
                     calendar = name == "VCALENDAR" ? Calendar() : nil
-                } else if depth == 2, calendar != nil {
+                } else if open.count == 2, calendar != nil {
                     component = Component(name: name, line: line.number)
                 }
                 component?.lines.append(line.text)
-            } else if componentName(line.text, "END:") != nil {
-                component?.lines.append(line.text)
-                if depth == 2 { finish() }
-                if depth == 1, let done = calendar {
-                    calendars.append(done)
-                    calendar = nil
-                }
-                depth = max(0, depth - 1)
-            } else if depth == 1 {
+            } else if let name = componentName(line.text, "END:") {
+                if let index = open.lastIndex(of: name) { close(down: index) }
+            } else if open.count == 1 {
                 calendar?.properties.append(line.text)
             } else {
                 component?.lines.append(line.text)
             }
         }
-        finish()
-        if let calendar { calendars.append(calendar) }
+        close(down: 0)
         return calendars
     }
 

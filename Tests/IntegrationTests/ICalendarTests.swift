@@ -134,6 +134,32 @@ struct ICalendarTests {
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("ImportICalendarPart"), "\(result)")
     }
 
+    /// A chimed that refuses one part of a large file as InvalidArgs (python-dbusmock posing
+    /// as it, as libical reading a broken part otherwise than chime's cut would): that
+    /// part's components are named by their lines, and the other parts are imported.
+    @Test func aPartRefusedAsInvalidIsNamedByItsLinesAndTheRestImported() throws {
+        let session = try TestSession()
+        let impostor = try session.spawn(["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
+                                          "/io/github/chime/Chime", "io.github.chime.Scheduler1"])
+        defer { impostor.stop() }
+        try session.waitForName("io.github.chime.Chime")
+        let added = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
+                                     "--method", "org.freedesktop.DBus.Mock.AddMethod", "", "ImportICalendarPart", "sau", "asasas", """
+                                     self.parts = getattr(self, 'parts', 0) + 1
+                                     if self.parts == 2: raise dbus.exceptions.DBusException('lines: 9 given for 8 VEVENT and VTODO components.', name='org.freedesktop.DBus.Error.InvalidArgs')
+                                     ret = (['part%d' % self.parts], [], [])
+                                     """])
+        #expect(added.status == 0, "\(added)")
+        let events = (0..<200).map { "BEGIN:VEVENT\nUID:\($0)@example.org\nSUMMARY:\(String(repeating: "x", count: 100))\nDTSTART:20300401T100000Z\nEND:VEVENT\n" }
+        let file = session.directory.appendingPathComponent("large.ics")
+        try ("BEGIN:VCALENDAR\n" + events.joined() + "END:VCALENDAR\n").write(to: file, atomically: true, encoding: .utf8)
+        let result = try session.run(["chime", "import", file.path])
+        #expect(result.status == 1 && ids(result).count >= 2 && !ids(result).contains("part2"), "\(result)")
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 1 && errors[0].contains("the components at lines ") && errors[0].contains("not imported: lines: 9 given"),
+                "\(result)")
+    }
+
     /// A file larger than one D-Bus string, with the line ends RFC 5545 prescribes: chime
     /// sends it in parts, each event with the VTIMEZONE its Outlook-style TZID needs, and
     /// every sentence names the file's own line.
@@ -172,6 +198,36 @@ struct ICalendarTests {
         // 2030-04-01T07:45:00Z.
         #expect(list.allSatisfy { $0["nextFire"] as? Int == 1_901_259_900 && $0["when"] as? String == "2030-04-01T09:45:00+02:00" },
                 "\(list.prefix(2))")
+    }
+
+    /// Files broken by hand or cut short, larger than one part: no event is lost without a
+    /// sentence. A stray END closes nothing; an event whose END is missing holds the rest
+    /// and is refused by name; an event cut off at the end is judged as it stands.
+    @Test func aBrokenLargeFileLosesNoEventWithoutASentence() throws {
+        let session = try TestSession()
+        func event(_ n: Int, end: Bool = true) -> String {
+            "BEGIN:VEVENT\nUID:\(n)@example.org\nSUMMARY:E\(n)\nDTSTART:20300401T100000Z\nDESCRIPTION:\(String(repeating: "x", count: 200))\n"
+                + (end ? "END:VEVENT\n" : "")
+        }
+        let files = [
+            ("stray", (0..<100).map { event($0) + ($0 == 50 ? "END:VEVENT\n" : "") }.joined() + "END:VCALENDAR\n", 100, nil as String?),
+            ("missing", (0..<100).map { event($0, end: $0 != 50) }.joined() + "END:VCALENDAR\n", 50, "UID 50@example.org"),
+            ("unended", (0..<100).map { event($0) }.joined() + "BEGIN:VEVENT\nUID:cut@example.org\nSUMMARY:cut\n", 100, "UID cut@example.org"),
+        ]
+        for (name, body, imported, refused) in files {
+            let file = session.directory.appendingPathComponent("\(name).ics")
+            try ("BEGIN:VCALENDAR\n" + body).write(to: file, atomically: true, encoding: .utf8)
+            let result = try session.run(["chime", "import", file.path])
+            #expect(ids(result).count == imported, "\(name): \(result.stderr)")
+            let errors = result.stderr.split(separator: "\n")
+            if let refused {
+                #expect(result.status == 1 && errors.count == 1 && errors[0].contains(refused), "\(name): \(result)")
+            } else {
+                #expect(result.status == 0 && errors.isEmpty, "\(name): \(result)")
+            }
+            #expect(try session.run(["chime", "cancel", "--all"]).status == 0)
+        }
+        #expect(try session.listedJSON().isEmpty)
     }
 
     @Test func exportThenImportKeepsEveryField() throws {

@@ -86,5 +86,22 @@ struct CalendarPartsTests {
         let stray = String(repeating: "END:VEVENT\nEND:VCALENDAR\n", count: 200) + "BEGIN:VCALENDAR\n" + Self.event(1) + "END:VCALENDAR\n"
         let strayCut = CalendarParts(stray, limit: 1024)
         #expect(strayCut.parts.flatMap(\.lines) == Self.beginLines(stray))
+
+        // A stray END in the middle of a calendar closes nothing: the events after it are cut too.
+        let strayInside = "BEGIN:VCALENDAR\n" + (1...30).map { Self.event($0) + ($0 == 10 ? "END:VEVENT\nEND:VTODO\n" : "") }.joined()
+            + "END:VCALENDAR\n"
+        #expect(CalendarParts(strayInside, limit: 2048).parts.flatMap(\.lines) == Self.beginLines(strayInside))
+
+        // An END missing in the middle: that event holds the rest, as libical reads it too,
+        // and chimed says so; it is closed where the calendar ends.
+        let missing = "BEGIN:VCALENDAR\n" + (1...30).map { $0 == 25 ? Self.event($0).replacingOccurrences(of: "END:VEVENT\n", with: "") : Self.event($0) }
+            .joined() + "END:VCALENDAR\n"
+        let missingCut = CalendarParts(missing, limit: 2048)
+        #expect(missingCut.oversized.isEmpty && missingCut.parts.flatMap(\.lines) == Array(Self.beginLines(missing).prefix(25)))
+
+        for part in cut.parts + strayCut.parts + missingCut.parts {
+            let lines = part.text.components(separatedBy: "\r\n")
+            #expect(lines.count { $0.hasPrefix("BEGIN:") } == lines.count { $0.hasPrefix("END:") }, "every part is whole: \(part.text)")
+        }
     }
 }
