@@ -20,13 +20,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // The store's file; through SQLite's C API (ChimeCore's Database).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "CGLib",
@@ -54,10 +59,7 @@ let package = Package(
         .target(
             name: "ChimeCore",
             dependencies: [
-                "Localization",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                // SQLite itself, for the short jobs beside the store's connection (SQLiteFile).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Localization", "CSQLite",
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
@@ -90,10 +92,11 @@ let package = Package(
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),
-        // make bench's floor with the store's library: a trivial service that opens a GRDB store first.
+        // make bench's floor with chimed's libraries: a trivial service that links Foundation
+        // and opens an SQLite store first.
         .executableTarget(
             name: "chime-store-floor",
-            dependencies: ["CDBus", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CDBus", "CSQLite"],
             path: "Benchmarks/floor/store-service"
         ),
         // Starts private buses, notification servers and the built binaries for tests.
@@ -103,8 +106,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "TestSupport"]),
         .testTarget(name: "ChimeAPITests", dependencies: ["ChimeAPI", "DBus"]),
-        // GRDB: the store tests make an older store by hand to migrate.
-        .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeAPI", "DBus", "TestSupport"]),
         .testTarget(name: "chimeTests", dependencies: ["chime", "ChimeAPI"]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "DBus", "EventLoop"]),

@@ -14,7 +14,7 @@ usage() {
 # dbus-daemon and dbus-bin are split out of "dbus" in Debian 12 and later;
 # both exist in bookworm, and are what provide /usr/bin/dbus-daemon and
 # /usr/bin/dbus-send without pulling in the system bus service.
-# GRDB links the system SQLite. gettext: msgfmt compiles the translations (po/), xgettext
+# The store links the system SQLite. gettext: msgfmt compiles the translations (po/), xgettext
 # makes their template (make pot). libical: chime import and chime export read and write .ics files.
 build_pkgs=(libdbus-1-dev libglib2.0-dev libsqlite3-dev pkg-config gettext libical-dev)
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)

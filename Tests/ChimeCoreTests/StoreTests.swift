@@ -1,6 +1,5 @@
-import ChimeCore
+@testable import ChimeCore
 import Foundation
-import GRDB
 import Testing
 
 /// The store's history: written with the changes it belongs to, bounded, migrated into
@@ -141,8 +140,8 @@ struct StoreTests {
             #expect(kept.state == .done && kept.alert.title == id.uppercased() && kept.completed == Self.start)
         }
         #expect(try store.deliveries().deliveries.map(\.id) == doneIDs)
-        let database = try DatabaseQueue(path: store.databaseURL.path)
-        #expect(try database.read { db in try String.fetchAll(db, sql: "SELECT notificationId FROM userInfo ORDER BY 1") } == doneIDs)
+        let database = try Database(path: store.databaseURL.path)
+        #expect(try String.fetchAll(database, sql: "SELECT notificationId FROM userInfo ORDER BY 1") == doneIDs)
         // A new one may take a cancelled id, userInfo and all.
         try store.write { db in
             var again = try notification("s0", title: "Again")
@@ -155,7 +154,7 @@ struct StoreTests {
             #expect(try store.ids(matchingKey: "task", value: "over", in: db) == ["s0"])
             #expect(try store.cancel(ids: ["s0"], at: Self.start, detail: "", in: db) == ["s0"])
         }
-        #expect(try database.read { db in try String.fetchAll(db, sql: "SELECT notificationId FROM userInfo ORDER BY 1") } == doneIDs)
+        #expect(try String.fetchAll(database, sql: "SELECT notificationId FROM userInfo ORDER BY 1") == doneIDs)
     }
 
     /// Emptying the schedule is SQLite's truncate optimisation, pages dropped whole, and
@@ -174,8 +173,11 @@ struct StoreTests {
             DELETE FROM grdb_migrations WHERE identifier = 'v8: userInfo without a foreign key';
             """)
         func opcodes(_ sql: String) throws -> [String] {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            return try database.read { db in try Row.fetchAll(db, sql: "EXPLAIN " + sql).map { $0["opcode"] } }
+            let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            // Foreign keys on, as the store's connection had them until 0.4 and as any
+            // program may: a store without the key must not depend on them being off.
+            try database.execute(sql: "PRAGMA foreign_keys = ON")
+            return try Row.fetchAll(database, sql: "EXPLAIN " + sql).map { try $0["opcode"] }
         }
         #expect(try !opcodes("DELETE FROM notification").contains("Clear"), "the old store deletes row by row")
         let store = try Store(directory: directory.url)
@@ -197,11 +199,10 @@ struct StoreTests {
             DELETE FROM grdb_migrations WHERE identifier = 'v9: due times from the index alone';
             """)
         func plan() throws -> String {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            defer { try? database.close() }
-            return try database.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + Store.dueTimesSQL).map { $0["detail"] as String }.joined(separator: "; ")
-            }
+            let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            defer { database.close() }
+            return try Row.fetchAll(database, sql: "EXPLAIN QUERY PLAN " + Store.dueTimesSQL).map { try $0["detail"] as String }
+                .joined(separator: "; ")
         }
         let before = try plan()
         #expect(!before.contains("COVERING"), "the old store looks each row up: \(before)")
@@ -236,13 +237,13 @@ struct StoreTests {
 
     /// Makes a store in `directory` holding "kept", then changes its file with `sql`, as an
     /// earlier version left it.
-    func storeWithKept(in directory: Directory, then sql: String, _ arguments: StatementArguments = StatementArguments()) throws {
+    func storeWithKept(in directory: Directory, then sql: String, _ arguments: [any SQLiteConvertible] = []) throws {
         do {
             let store = try Store(directory: directory.url)
             try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
         }
-        let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-        try database.write { db in try db.execute(sql: sql, arguments: arguments) }
+        let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
+        try database.inTransaction { try database.execute(sql: sql, arguments: arguments) }
     }
 
     @Test func aStoreFromBeforeTheHistoryIsMigrated() throws {
@@ -290,12 +291,10 @@ extension StoreTests {
         let path = directory.appendingPathComponent(file).path
         var pages: [(page: Int, rows: Int)] = []
         do {
-            let database = try DatabaseQueue(path: path)
-            pages = try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno",
-                                 arguments: [table]).map { ($0[0], $0[1]) }
-            }
-            try database.close()
+            let database = try Database(path: path)
+            pages = try Row.fetchAll(database, sql: "SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno",
+                                     arguments: [table]).map { (try $0[0], try $0[1]) }
+            database.close()
         }
         #expect(pages.count >= count + 2, "\(pages.count) leaf pages")
         let chosen = pages.dropFirst((pages.count - count) / 2).prefix(count)
@@ -573,16 +572,16 @@ extension StoreTests {
         }
         // Back to the schema 0.4 wrote: through v4, without the place columns.
         do {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.write { db in
-                try db.execute(sql: """
+            let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            try database.inTransaction {
+                try database.execute(sql: """
                     DROP INDEX notification_place;
                     ALTER TABLE notification DROP COLUMN placePresence;
                     ALTER TABLE notification DROP COLUMN place;
                     DELETE FROM grdb_migrations WHERE identifier = 'v5: places';
                     """)
             }
-            try database.close()
+            database.close()
         }
         let store = try Store(directory: directory.url)
         #expect(try store.notification(id: "kept")?.alert.title == "Kept")
@@ -601,15 +600,15 @@ extension StoreTests {
         }
         // Back to a schema through v6, without the rrule and skipped columns.
         do {
-            let database = try DatabaseQueue(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.write { db in
-                try db.execute(sql: """
+            let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
+            try database.inTransaction {
+                try database.execute(sql: """
                     ALTER TABLE notification DROP COLUMN skipped;
                     ALTER TABLE notification DROP COLUMN rrule;
                     DELETE FROM grdb_migrations WHERE identifier = 'v7: rrule';
                     """)
             }
-            try database.close()
+            database.close()
         }
         let store = try Store(directory: directory.url)
         let kept = try #require(try store.notification(id: "daily"))

@@ -15,7 +15,7 @@ struct DaemonTests {
         #expect(result.stderr.contains("exiting"))
     }
 
-    /// chimed is one thread, a poll loop. Letting a GRDB queue go (the history check, the
+    /// chimed is one thread, a poll loop. Letting a database queue go (the history check, the
     /// backup) once started libdispatch's worker pool, whose monitor then woke chimed
     /// every second for good: `make bench` counted 60 wake-ups a minute when idle.
     @Test func anIdleChimedIsOneThreadAfterItsBackup() throws {

@@ -1,10 +1,11 @@
-// The Swift floor with the store's dependency: trivial-service.swift, but before it owns
-// its name it opens an SQLite file through GRDB as chimed's store does (a queue, a busy
-// timeout, WAL with FULL sync) and reads one row. Linked by SwiftPM exactly as chimed
-// is, so its size, memory and start are what the design's store library costs any
-// service, before Chime's own work.
+// The Swift floor with chimed's libraries: trivial-service.swift, but it links Foundation
+// as chimed does, and before it owns its name it opens an SQLite file through SQLite's C
+// API as chimed's store does (a busy timeout, WAL with FULL sync) and reads one row.
+// Linked by SwiftPM exactly as chimed is, so its size, memory and start are what those
+// libraries cost any service, before Chime's own work.
 import CDBus
-import GRDB
+import CSQLite
+import Foundation
 import Glibc
 
 /// Swift 6 refuses Glibc's `stderr` (a global C variable), so the line goes to fd 2 itself.
@@ -16,19 +17,20 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else { fail("usage: \(arguments[0]) NAME STORE", status: 2) }
-do {
-    var configuration = Configuration()
-    configuration.busyMode = .timeout(5)
-    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-    let queue = try DatabaseQueue(path: arguments[2], configuration: configuration)
-    _ = try queue.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
-    _ = try queue.write { db in
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS notification (id TEXT PRIMARY KEY, due INTEGER NOT NULL)")
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM notification")
-    }
-} catch {
-    fail("\(arguments[2]): \(error)")
+var database: OpaquePointer?
+guard sqlite3_open_v2(arguments[2], &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+    fail("\(arguments[2]): cannot open")
 }
+sqlite3_busy_timeout(database, 5_000)
+for sql in [
+    "PRAGMA synchronous = FULL", "PRAGMA journal_mode = WAL",
+    "CREATE TABLE IF NOT EXISTS notification (id TEXT PRIMARY KEY, due INTEGER NOT NULL)",
+    "SELECT count(*) FROM notification",
+] where sqlite3_exec(database, sql, nil, nil, nil) != SQLITE_OK {
+    fail("\(arguments[2]): \(String(cString: sqlite3_errmsg(database)))")
+}
+// What chimed's start reads of Foundation: the system's zone and the time.
+_ = TimeZone.current.secondsFromGMT(for: Date())
 var error = DBusError()
 dbus_error_init(&error)
 guard let connection = dbus_bus_get(DBUS_BUS_SESSION, &error) else { fail(String(cString: error.message)) }

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// One occurrence that came due and has not reached the screen yet, as the store keeps it.
 ///
@@ -74,14 +73,16 @@ extension Store {
             var unreadable = 0
             let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery ORDER BY seq")
             while let row = try rows.next() {
-                guard let kind = StoredDelivery.Kind(rawValue: row["kind"]), let data = row["alert"] as Data?,
-                      let alert = try? decoder.decode(Alert.self, from: data) else {
+                guard let kind = (try? row["kind"] as String).flatMap(StoredDelivery.Kind.init(rawValue:)),
+                      let data = try? row["alert"] as Data, let alert = try? decoder.decode(Alert.self, from: data),
+                      let delivery = try? StoredDelivery(
+                          seq: row["seq"], id: row["notificationId"], kind: kind, alert: alert, replacing: row["replacing"],
+                          due: Date(timeIntervalSince1970: row["due"]), attempts: row["attempts"])
+                else {
                     unreadable += 1
                     continue
                 }
-                result.append(StoredDelivery(seq: row["seq"], id: row["notificationId"], kind: kind, alert: alert,
-                                             replacing: row["replacing"], due: Date(timeIntervalSince1970: row["due"]),
-                                             attempts: row["attempts"]))
+                result.append(delivery)
             }
             return (result, unreadable)
         }

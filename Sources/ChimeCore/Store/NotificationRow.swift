@@ -1,16 +1,15 @@
 import Foundation
-internal import GRDB
 
 /// A notification as a row of the `notification` table and back.
 extension Store {
     /// The notification a row holds; throws when the row is incomplete or from a newer version.
     func decode(_ row: Row) throws -> ScheduledNotification {
-        let placeData: Data? = row["place"]
+        let placeData: Data? = try row["place"]
         let trigger = try TriggerColumns(kind: row["triggerKind"], instant: row["triggerInstant"], local: row["triggerLocal"],
                                          zone: row["triggerZone"], place: placeData.map { try decoder.decode(Place.self, from: $0) })
             .trigger
-        let unit: String? = row["repeatUnit"]
-        let rrule: String? = row["rrule"]
+        let unit: String? = try row["repeatUnit"]
+        let rrule: String? = try row["rrule"]
         let recurrence = try unit.map { text throws -> Recurrence in
             // Rows from before v6 have no rrule: their unit and count are the whole rule.
             if let rrule { return try Recurrence.parse(rrule: rrule).0 }
@@ -18,19 +17,19 @@ extension Store {
             return try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
         }
         var rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: FireRule.storedCalendar(row["calendar"]))
-        rule.skipped = Self.skipped(row["skipped"])
-        let alertData: Data = row["alert"]
-        var notification = ScheduledNotification(
+        rule.skipped = Self.skipped(try row["skipped"])
+        let alertData: Data = try row["alert"]
+        var notification = try ScheduledNotification(
             id: row["id"], alert: try decoder.decode(Alert.self, from: alertData), rule: rule, lateLimit: row["lateLimit"],
             created: Date(timeIntervalSince1970: row["created"]), nextIndex: row["nextIndex"],
             nextFire: (row["nextFire"] as Double?).map { Date(timeIntervalSince1970: $0) }
         )
-        notification.lastFired = (row["lastFired"] as Double?).map { Date(timeIntervalSince1970: $0) }
-        notification.origin = row["origin"]
-        notification.completed = (row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) }
-        notification.fireCount = row["fireCount"]
-        notification.state = ScheduledNotification.State(rawValue: row["state"]) ?? .done
-        notification.presence = (row["placePresence"] as String?).flatMap(Presence.init(rawValue:))
+        notification.lastFired = (try row["lastFired"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        notification.origin = try row["origin"]
+        notification.completed = (try row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        notification.fireCount = try row["fireCount"]
+        notification.state = ScheduledNotification.State(rawValue: try row["state"]) ?? .done
+        notification.presence = (try row["placePresence"] as String?).flatMap(Presence.init(rawValue:))
         return notification
     }
 }
@@ -43,6 +42,15 @@ extension Store {
 
     static func skipped(_ text: String?) -> Set<LocalDateTime> {
         Set((text ?? "").split(separator: ",").compactMap { LocalDateTime(iso: String($0)) })
+    }
+}
+
+/// JSON columns (an alert, a place) as the encoders read and write them.
+extension Data: SQLiteConvertible {
+    var sqliteValue: SQLiteValue { .blob(Array(self)) }
+    init?(sqliteValue: SQLiteValue) {
+        guard let bytes = [UInt8](sqliteValue: sqliteValue) else { return nil }
+        self.init(bytes)
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,17 +21,14 @@ extension Store {
             let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw StoreError.cannotOpen(temporary, Self.cause(ofErrno: errno)) }
             Glibc.close(descriptor)
-            let destination = try SQLiteFile(path: temporary)
+            let destination = try Database(path: temporary)
             defer { destination.close() }
-            try database.writeWithoutTransaction { db in
-                guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed") }
-                try destination.copy(from: connection)
-            }
+            try destination.copy(from: database)
             // A copy in rollback-journal mode: reading it (read-only) leaves no -wal or -shm behind.
-            try destination.rows("PRAGMA journal_mode = DELETE")
+            try destination.texts("PRAGMA journal_mode = DELETE")
             // A page copy carries damage along: a store damaged since it was opened must
             // not replace the last good backup.
-            let problems = try destination.rows("PRAGMA quick_check")
+            let problems = try destination.texts("PRAGMA quick_check")
             destination.close()
             guard problems == ["ok"] else {
                 throw StoreError.failed("the store seems damaged (\(problems.prefix(3).joined(separator: "; "))), so the last backup "
@@ -53,9 +49,12 @@ extension Store {
     /// too. Other errors (a full disk) are thrown: the backup may be good.
     static func restore(_ backup: URL, to temporary: URL) throws -> Bool {
         do {
-            let destination = try SQLiteFile(path: temporary.path)
+            let destination = try Database(path: temporary.path)
             defer { destination.close() }
-            try destination.copy(fromFile: backup.path)
+            let source = try Database(path: backup.path, readOnly: true)
+            defer { source.close() }
+            try destination.copy(from: source)
+            source.close()
             destination.close()
             // Its quick check and migrations: a backup of an older version is brought up to date.
             try openDatabase(temporary).close()

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// Changing a scheduled notification in place (`Update`).
 extension Store {

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +16,8 @@ extension Store {
     func finishRecovery(_ salvage: Salvage) {
         var fromBackup = 0
         do {
-            try database.write { db in
+            try database.inTransaction {
+                let db = database
                 var undecodable: [String] = []
                 var userInfo: [(String, String, String)] = []
                 let rows = try Row.fetchCursor(db, sql: "SELECT * FROM notification")
@@ -26,7 +26,7 @@ extension Store {
                         let notification = try decode(row)
                         for (key, value) in notification.alert.userInfo { userInfo.append((notification.id, key, value.text)) }
                     } catch {
-                        undecodable.append(row["id"])
+                        if let id = try? row["id"] as String { undecodable.append(id) }
                     }
                 }
                 for id in undecodable { try db.execute(sql: "DELETE FROM notification WHERE id = ?", arguments: [id]) }
@@ -38,9 +38,7 @@ extension Store {
         } catch {
             notices.append("The recovered store could not be checked in full: \(error)")
         }
-        let recovered = (try? database.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM notification WHERE state = 'scheduled'")
-        } ?? 0) ?? 0
+        let recovered = ((try? Int.fetchOne(database, sql: "SELECT count(*) FROM notification WHERE state = 'scheduled'")) ?? nil) ?? 0
         let report = StoreRecovery(date: salvage.date, damage: salvage.damage, keptAs: salvage.keptAs, recovered: recovered,
                                    expected: salvage.expected.map { max($0, recovered) }, backup: salvage.backup,
                                    fromBackup: fromBackup)
@@ -63,26 +61,22 @@ extension Store {
     /// (it fired since) is moved to the due time the damaged file's index gives.
     private func restoreLost(_ lost: [(id: String, nextFire: Double)]) throws -> Int {
         guard access(backupURL.path, R_OK) == 0 else { return 0 }
-        var configuration = Configuration()
-        configuration.readonly = true
-        let backup = try DatabaseQueue(path: backupURL.path, configuration: configuration)
-        defer { try? backup.close() }
+        let backup = try Database(path: backupURL.path, readOnly: true)
+        defer { backup.close() }
         let zone = TimeZone.current
         var found: [ScheduledNotification] = []
-        backup.inDatabase { db in
-            for (id, due) in lost {
-                guard let row = try? Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]),
-                      var notification = try? decode(row) else { continue }
-                let nextFire = Date(timeIntervalSince1970: due)
-                if notification.nextFire != nextFire,
-                   let occurrence = notification.rule.firstOccurrence(onOrAfter: nextFire, systemZone: zone),
-                   abs(occurrence.date.timeIntervalSince(nextFire)) < 0.001 {
-                    notification.nextIndex = occurrence.index
-                }
-                notification.nextFire = nextFire
-                notification.state = .scheduled
-                found.append(notification)
+        for (id, due) in lost {
+            guard let row = try? Row.fetchOne(backup, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]),
+                  var notification = try? decode(row) else { continue }
+            let nextFire = Date(timeIntervalSince1970: due)
+            if notification.nextFire != nextFire,
+               let occurrence = notification.rule.firstOccurrence(onOrAfter: nextFire, systemZone: zone),
+               abs(occurrence.date.timeIntervalSince(nextFire)) < 0.001 {
+                notification.nextIndex = occurrence.index
             }
+            notification.nextFire = nextFire
+            notification.state = .scheduled
+            found.append(notification)
         }
         return try write { transaction in try found.filter { try insert($0, in: transaction) }.count }
     }

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// The bounded history of what happened to notifications (`chime log`).
 extension Store {
@@ -50,8 +49,8 @@ extension Store {
 
     /// A history row; nil for an event this version does not know (written by a newer one).
     private func decodeHistory(_ row: Row) -> HistoryEntry? {
-        guard let event = HistoryEntry.Event(rawValue: row["event"]) else { return nil }
-        return HistoryEntry(time: Date(timeIntervalSince1970: row["time"]), id: row["notificationId"], event: event,
-                            title: row["title"], detail: row["detail"], action: row["actionKey"], copy: row["copyId"])
+        guard let event = (try? row["event"] as String).flatMap(HistoryEntry.Event.init(rawValue:)) else { return nil }
+        return try? HistoryEntry(time: Date(timeIntervalSince1970: row["time"]), id: row["notificationId"], event: event,
+                                 title: row["title"], detail: row["detail"], action: row["actionKey"], copy: row["copyId"])
     }
 }

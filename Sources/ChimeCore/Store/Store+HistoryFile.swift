@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// Notifications that fire at a place: read at start, and where the user is, kept.
 extension Store {

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// Reading a damaged file row by row: a damaged page costs the rows on it, never the rest.
 extension Store {
@@ -19,47 +18,39 @@ extension Store {
     /// writing one untouched. Nil when the damaged file cannot be read after all; errors
     /// writing (a full disk) are thrown.
     static func copyReadableRows(of url: URL, tables: [String], into temporary: URL) throws -> Copied? {
-        let source: DatabaseQueue
-        do { source = try DatabaseQueue(path: url.path) } catch { return nil }
-        defer { try? source.close() }
+        let source: Database
+        do { source = try Database(path: url.path) } catch { return nil }
+        defer { source.close() }
         let destination = try openDatabase(temporary)
-        defer { try? destination.close() }
-        let ours = Set(try destination.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") })
+        defer { destination.close() }
+        let ours = Set(try String.fetchAll(destination, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
         var copied = Copied()
         for table in tables where ours.contains(table) && table != "userInfo" && table != "grdb_migrations" {
-            let quoted = table.quotedDatabaseIdentifier
-            guard let shape = try? source.inDatabase({ db in
-                let theirs = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").map { $0["name"] as String })
-                let key = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").filter { ($0["pk"] as Int) > 0 }
-                    .sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }.map { ($0["name"] as String).quotedDatabaseIdentifier }
-                let hasRowid = (try? db.makeStatement(sql: "SELECT rowid FROM \(quoted) LIMIT 0")) != nil
-                return (theirs: theirs, key: key, hasRowid: hasRowid)
-            }) else { continue }
-            let columns = try destination.read { db in
-                try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").map { $0["name"] as String }
-            }.filter(shape.theirs.contains)
+            let quoted = table.quotedIdentifier
+            guard let shape = try? tableShape(quoted, in: source) else { continue }
+            let columns = try String.fetchAll(destination, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+                .filter(shape.columns.contains)
             guard !columns.isEmpty else { continue }
-            let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            let list = columns.map(\.quotedIdentifier).joined(separator: ", ")
             let marks = columns.map { _ in "?" }.joined(separator: ", ")
             var complete = true
             if shape.hasRowid {
                 var start: Int64? = Int64.min
                 while let from = start {
-                    // Outside a transaction, and kept however the call ends: the end of a
-                    // read transaction can report the damage its reads already met.
-                    var chunk: (rows: [Row], next: Int64?, complete: Bool) = ([], nil, false)
-                    source.inDatabase { db in chunk = readChunk(db, table: quoted, columns: list, from: from) }
+                    // Read outside a transaction: the end of a read transaction can report
+                    // the damage its reads already met, and lose the chunk with it.
+                    let chunk = readChunk(source, table: quoted, columns: list, from: from)
                     complete = complete && chunk.complete
                     start = chunk.next
-                    try destination.write { db in
-                        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(quoted) (rowid, \(list)) VALUES (?, \(marks))")
-                        for row in chunk.rows { try insert.execute(arguments: StatementArguments(Array(row.databaseValues))) }
+                    try destination.inTransaction {
+                        let insert = try destination.cachedStatement(sql: "INSERT OR IGNORE INTO \(quoted) (rowid, \(list)) VALUES (?, \(marks))")
+                        for row in chunk.rows { try insert.execute(arguments: row.values) }
                     }
                     if table == "notification" {
                         for row in chunk.rows {
                             copied.notificationRows += 1
-                            copied.notificationRowids.insert(row[0])
-                            if (row["state"] as String?) == "scheduled" { copied.scheduledRows += 1 }
+                            if let rowid = try? row[0] as Int64 { copied.notificationRowids.insert(rowid) }
+                            if (try? row["state"] as String) == "scheduled" { copied.scheduledRows += 1 }
                         }
                     }
                 }
@@ -70,18 +61,27 @@ extension Store {
                 complete = false
                 for order in ["ASC", "DESC"] where !complete {
                     let ordering = shape.key.isEmpty ? "" : " ORDER BY " + shape.key.map { "\($0) \(order)" }.joined(separator: ", ")
-                    source.inDatabase { db in
-                        complete = readUntilDamage(db, sql: "SELECT \(list) FROM \(quoted)\(ordering)") { rows.append($0.copy()) }
-                    }
+                    complete = readUntilDamage(source, sql: "SELECT \(list) FROM \(quoted)\(ordering)") { rows.append($0) }
                 }
-                try destination.write { db in
-                    let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO \(quoted) (\(list)) VALUES (\(marks))")
-                    for row in rows { try insert.execute(arguments: StatementArguments(Array(row.databaseValues))) }
+                try destination.inTransaction {
+                    let insert = try destination.makeStatement(sql: "INSERT OR IGNORE INTO \(quoted) (\(list)) VALUES (\(marks))")
+                    for row in rows { try insert.execute(arguments: row.values) }
                 }
             }
             if table == "notification" { copied.notificationComplete = complete }
         }
         return copied
+    }
+
+    /// A damaged file's table as its schema (not its pages) says: its columns, its key's
+    /// columns in order (quoted), and whether it has rowids.
+    private static func tableShape(_ quoted: String, in db: Database) throws -> (columns: Set<String>, key: [String], hasRowid: Bool) {
+        let info = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))")
+        let columns = Set(try info.map { try $0["name"] as String })
+        let key = try info.map { row in (position: try row["pk"] as Int, name: try row["name"] as String) }
+            .filter { $0.position > 0 }.sorted { $0.position < $1.position }.map(\.name.quotedIdentifier)
+        let hasRowid = (try? db.makeStatement(sql: "SELECT rowid FROM \(quoted) LIMIT 0")) != nil
+        return (columns, key, hasRowid)
     }
 
     /// Up to `limit` readable rows from rowid `start` on, and where to go on from (nil at
@@ -99,9 +99,9 @@ extension Store {
                 let cursor = try Row.fetchCursor(db, sql: "SELECT rowid, \(columns) FROM \(table) WHERE rowid >= ? ORDER BY rowid LIMIT ?",
                                                  arguments: [start, wanted])
                 while let row = try cursor.next() {
-                    rows.append(row.copy())
+                    rows.append(row)
                     got += 1
-                    let rowid: Int64 = row[0]
+                    let rowid: Int64 = try row[0]
                     guard rowid < Int64.max else { return (rows, nil, complete) }
                     start = rowid + 1
                 }

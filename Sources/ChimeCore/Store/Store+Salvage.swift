@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +24,7 @@ extension Store {
     /// and -shm are kept under a dated name. Fails only when the new file cannot be
     /// written (a full disk): then nothing was changed.
     static func recover(_ url: URL, damage: String, history: URL) throws(StoreError)
-        -> (database: DatabaseQueue, salvage: Salvage, historyNotice: String?) {
+        -> (database: Database, salvage: Salvage, historyNotice: String?) {
         let date = Date()
         let keptAs = keptName(for: url, at: date)
         let temporary = URL(fileURLWithPath: url.path + ".recovering")
@@ -88,17 +87,18 @@ extension Store {
         init(reading url: URL) {
             // Read-write, as the store is opened: read-only could fail on a missing -shm,
             // and a readable store would then be taken for an unreadable one.
-            guard let queue = try? DatabaseQueue(path: url.path) else { return }
-            defer { try? queue.close() }
-            try? queue.inDatabase { db in
-                tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                let indexes = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
+            guard let db = try? Database(path: url.path) else { return }
+            defer { db.close() }
+            tables = try? String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            guard tables != nil, let indexes = (try? String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
+                .map(Set.init) else { return }
+            do {
                 // A damaged page stops a scan: what lies past it is read from the other end.
                 if indexes.contains("sqlite_autoindex_notification_1") {
                     for order in ["", " DESC"] {
                         Store.readUntilDamage(db, sql: """
                             SELECT rowid, id FROM notification INDEXED BY sqlite_autoindex_notification_1 ORDER BY id\(order)
-                            """) { row in idByRowid[row[0]] = row[1] }
+                            """) { row in idByRowid[try row[0]] = try row[1] }
                     }
                 }
                 if indexes.contains("notification_nextFire") {
@@ -106,7 +106,7 @@ extension Store {
                         let complete = Store.readUntilDamage(db, sql: """
                             SELECT rowid, nextFire FROM notification INDEXED BY notification_nextFire
                             WHERE nextFire IS NOT NULL ORDER BY nextFire\(order)
-                            """) { row in scheduled[row[0]] = row[1] }
+                            """) { row in scheduled[try row[0]] = try row[1] }
                         scheduledComplete = scheduledComplete || complete
                     }
                 }
@@ -126,12 +126,9 @@ extension Store {
         }
     }
 
-    /// `chime.sqlite.damaged-20261122-101500`: the first such name not taken.
+    /// `chime.sqlite.damaged-20261122-101500` (local time): the first such name not taken.
     static func keptName(for url: URL, at date: Date) -> String {
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.dateFormat = "yyyyMMdd-HHmmss"
-        let base = url.path + ".damaged-" + format.string(from: date)
+        let base = url.path + ".damaged-" + StoreRecovery.compactStamp(date)
         var name = base
         var number = 2
         while access(name, F_OK) == 0 {

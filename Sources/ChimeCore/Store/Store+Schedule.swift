@@ -1,6 +1,5 @@
 import Foundation
-internal import GRDB
-internal import GRDBSQLite
+internal import CSQLite
 
 /// The schedule: adding, firing, completing and cancelling notifications, and reading them.
 extension Store {
@@ -8,8 +7,7 @@ extension Store {
 
     /// Adds `notification`; false when its id is taken.
     ///
-    /// Statements are compiled once per connection (GRDB's statement cache): compiling
-    /// them anew was a fifth of the cost of a schedule.
+    /// Its statements are compiled once per connection (``Database/cachedStatement(sql:)``).
     public func insert(_ notification: ScheduledNotification, in transaction: Transaction) throws -> Bool {
         let trigger = TriggerColumns(notification.rule.trigger)
         try transaction.db.cachedStatement(sql: """
@@ -217,17 +215,18 @@ extension Store {
 
     /// What the heap needs at start-up, without decoding alerts: each id and its due time.
     ///
-    /// Read through SQLite's own column calls: at a million rows GRDB's row decoding was
-    /// most of chimed's start-up. The index of due times holds both (``dueTimesSQL``).
+    /// Read through SQLite's own column calls, without a ``Row`` each: at a million rows,
+    /// decoding rows was most of chimed's start-up. The index of due times holds both
+    /// (``dueTimesSQL``).
     public func dueTimes() throws(StoreError) -> [(id: String, nextFire: Date)] {
         try read { db in
             let statement = try db.makeStatement(sql: Self.dueTimesSQL)
             var result: [(id: String, nextFire: Date)] = []
-            let handle = statement.sqliteStatement
+            let handle = statement.handle
             while true {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+                guard code == SQLITE_ROW else { throw db.error(code, sql: Self.dueTimesSQL) }
                 guard let text = sqlite3_column_text(handle, 0) else { continue }
                 let id = String(cString: text)
                 result.append((id, Date(timeIntervalSince1970: sqlite3_column_double(handle, 1))))

@@ -1,12 +1,11 @@
 import Foundation
-internal import GRDB
 
 /// The SQLite file: how it is opened, and the migrations that bring any older one up to date.
 extension Store {
     /// Opens and migrates the database at `url`, with the history database at `history`
     /// attached as `state`; throws ``Damage`` when the store's quick check fails. A damaged
     /// history is set aside and started anew, and `historyNotice` says so.
-    static func openDatabase(_ url: URL, history: URL) throws -> (database: DatabaseQueue, historyNotice: String?) {
+    static func openDatabase(_ url: URL, history: URL) throws -> (database: Database, historyNotice: String?) {
         var notice: String?
         let database = try openDatabase(url) { db in try attachHistory(history, to: db, notice: &notice) }
         return (database, notice)
@@ -14,35 +13,52 @@ extension Store {
 
     /// Opens and migrates the database at `url`, with `attach` run on its connection
     /// first; throws ``Damage`` when its quick check fails.
-    static func openDatabase(_ url: URL, attach: (Database) throws -> Void = { _ in }) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        // Another program (sqlite3, a backup tool) may hold a lock for a moment.
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
+    static func openDatabase(_ url: URL, attach: (Database) throws -> Void = { _ in }) throws -> Database {
+        let db = try Database(path: url.path)
+        do {
             // WAL with FULL sync: a commit is on disk when it returns, and costs one fsync.
             try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-        try queue.writeWithoutTransaction { db in
-            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            try db.texts("PRAGMA journal_mode = WAL")
             // A damaged file fails here rather than at the first reminder: damage in
             // the middle of a table is found only by reading every page. Measured here:
             // 0.6 ms for 300 reminders, 60 to 100 ms for 100,000 (a 39 MB store). Only
             // `main`: an attached history was checked as it was attached.
-            let problems = try String.fetchAll(db, sql: "PRAGMA main.quick_check")
+            let problems = try db.texts("PRAGMA main.quick_check")
             if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }
             // After the store's check, so that a damaged store is recovered before its
-            // history is looked at. A queue has one connection for its life, so what is
-            // attached here stays; the migrations need it (v6 moves the history there).
+            // history is looked at. What is attached stays for the connection's life; the
+            // migrations need it (v6 moves the history there).
             try attach(db)
+            try migrate(db)
+        } catch {
+            db.close()
+            throw error
         }
-        try migrator.migrate(queue)
-        return queue
+        return db
     }
 
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+    /// Applies the migrations `db` has not had, each in a transaction of its own.
+    ///
+    /// They are recorded by name in `grdb_migrations`, the table the GRDB library that
+    /// kept the store until 0.4 wrote, so that every store it left goes on from where it is.
+    private static func migrate(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        for (identifier, migration) in migrations where !applied.contains(identifier) {
+            try db.inTransaction {
+                try migration(db)
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
+            }
+        }
+    }
+
+    /// The migrations, oldest first, by the names they are recorded under.
+    private static var migrations: [(String, (Database) throws -> Void)] {
+        var migrations: [(String, (Database) throws -> Void)] = []
+        func registerMigration(_ identifier: String, _ migration: @escaping (Database) throws -> Void) {
+            migrations.append((identifier, migration))
+        }
+        registerMigration("v1") { db in
             try db.execute(sql: """
                 CREATE TABLE notification (
                     id TEXT PRIMARY KEY NOT NULL,
@@ -73,7 +89,7 @@ extension Store {
                 CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
                 """)
         }
-        migrator.registerMigration("v2: lineage and completion") { db in
+        registerMigration("v2: lineage and completion") { db in
             // origin: the notification a snoozed copy came from; completed: when Complete was pressed.
             try db.execute(sql: """
                 ALTER TABLE notification ADD COLUMN origin TEXT;
@@ -81,11 +97,11 @@ extension Store {
                 CREATE INDEX notification_origin ON notification(origin) WHERE origin IS NOT NULL;
                 """)
         }
-        migrator.registerMigration("v3: history") { db in
+        registerMigration("v3: history") { db in
             // In the store until v6 moved it to the state folder (historySchema says why it is so).
             try db.execute(sql: historySchema("main"))
         }
-        migrator.registerMigration("v4: deliveries") { db in
+        registerMigration("v4: deliveries") { db in
             // Occurrences that came due and are not on screen yet: re-sent at the next
             // start if chimed stops first. A row carries its own alert, since summaries
             // and notifications shown now have no row in `notification`.
@@ -102,7 +118,7 @@ extension Store {
                 CREATE INDEX delivery_notificationId ON delivery(notificationId);
                 """)
         }
-        migrator.registerMigration("v5: places") { db in
+        registerMigration("v5: places") { db in
             // A place trigger (triggerKind 'place') keeps its definition as JSON and where
             // the user was last known to be, so a restart does not fire it again. Added
             // columns only: older rows read them as NULL, and nothing else changes.
@@ -112,11 +128,11 @@ extension Store {
                 CREATE INDEX notification_place ON notification(state) WHERE triggerKind = 'place';
                 """)
         }
-        migrator.registerMigration("v6: history in the state folder") { db in
+        registerMigration("v6: history in the state folder") { db in
             // History is state, not data (XDG Base Directory spec): it moves to its own file
             // in $XDG_STATE_HOME/chime, in the same transaction that drops it here, so it
             // moves once. A store opened without it (a recovery's temporary) just drops it.
-            if try Row.fetchAll(db, sql: "PRAGMA database_list").contains(where: { $0["name"] == "state" }) {
+            if try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list").contains("state") {
                 try db.execute(sql: """
                     INSERT INTO state.history (time, notificationId, lineage, event, actionKey, copyId, title, detail)
                     SELECT time, notificationId, lineage, event, actionKey, copyId, title, detail FROM main.history ORDER BY seq
@@ -124,7 +140,7 @@ extension Store {
             }
             try db.execute(sql: "DROP TABLE main.history")
         }
-        migrator.registerMigration("v7: rrule") { db in
+        registerMigration("v7: rrule") { db in
             // A repeat's days, count and end as an RFC 5545 RRULE, and the wall-clock times of
             // skipped occurrences (its EXDATE, comma-separated). Added columns only: older rows read them as NULL
             // and keep repeating by repeatUnit and repeatCount, which stay written for every row.
@@ -133,7 +149,7 @@ extension Store {
                 ALTER TABLE notification ADD COLUMN skipped TEXT;
                 """)
         }
-        migrator.registerMigration("v8: userInfo without a foreign key") { db in
+        registerMigration("v8: userInfo without a foreign key") { db in
             // While userInfo referred to notification, SQLite deleted every row of either
             // one by one, even in a DELETE without WHERE: its truncate optimisation is off
             // for a table in a foreign key. A CancelAll of a million took 22 s. The cascade
@@ -151,7 +167,7 @@ extension Store {
                 CREATE INDEX userInfo_keyValue ON userInfo(key, value);
                 """)
         }
-        migrator.registerMigration("v9: due times from the index alone") { db in
+        registerMigration("v9: due times from the index alone") { db in
             // Start-up reads every due time (``Store/dueTimes()``). Through an index of
             // nextFire alone, each of its rows cost a lookup in the table for id and
             // triggerKind: 0.9 s of a million's start-up, where reading them off an index
@@ -161,6 +177,6 @@ extension Store {
                 CREATE INDEX notification_nextFire ON notification(nextFire, id, triggerKind) WHERE nextFire IS NOT NULL;
                 """)
         }
-        return migrator
+        return migrations
     }
 }

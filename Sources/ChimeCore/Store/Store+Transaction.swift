@@ -1,5 +1,3 @@
-internal import GRDB
-
 extension Store {
     /// One write transaction of the store, open for the length of a ``Store/write(_:)``
     /// body. Every change of the store takes one, so its callers group changes into one
@@ -11,10 +9,7 @@ extension Store {
         /// Runs `change` in a savepoint of its own: when it throws, what it wrote is
         /// rolled back and the error rethrown, and the rest of the transaction stays.
         public func inSavepoint(_ change: (Transaction) throws -> Void) throws {
-            try db.inSavepoint {
-                try change(self)
-                return .commit
-            }
+            try db.inSavepoint { try change(self) }
         }
 
         /// Whether the transaction is still open. Some SQLite errors (a full disk, an

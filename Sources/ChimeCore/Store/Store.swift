@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +39,7 @@ public final class Store {
     /// ``compact()``: a cancel of (nearly) everything sets it.
     public internal(set) var compactionDue = false
 
-    let database: DatabaseQueue
+    let database: Database
     private let lockDescriptor: Int32
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
@@ -118,7 +117,7 @@ public final class Store {
         }
         // A history that grew past the limit (a smaller limit, or rows added since the
         // last pruning) is pruned with the first event written.
-        let rows = (try? database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") }) ?? nil
+        let rows = (try? Int.fetchOne(database, sql: "SELECT count(*) FROM history")) ?? nil
         if let rows, rows > self.historyLimit { addedSincePruning = pruneInterval }
     }
 
@@ -136,10 +135,8 @@ public final class Store {
         let started = ContinuousClock.now
         compactionDue = false
         do {
-            try database.writeWithoutTransaction { db in
-                try db.execute(sql: "VACUUM main")
-                try db.execute(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)")
-            }
+            try database.execute(sql: "VACUUM main")
+            try database.execute(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)")
         } catch {
             throw writeError(error)
         }
@@ -149,7 +146,7 @@ public final class Store {
     /// Closes the database and lets go of the directory, so that the next chimed (the
     /// bus activates one as soon as this one leaves the bus) takes it without waiting.
     public func close() {
-        try? database.close()
+        database.close()
         flock(lockDescriptor, LOCK_UN)
     }
 
@@ -157,20 +154,20 @@ public final class Store {
 
     /// Runs `body` in one transaction; it is on disk when this returns.
     public func write<T>(_ body: (Transaction) throws -> T) throws(StoreError) -> T {
-        do { return try database.write { db in try body(Transaction(db: db)) } } catch { throw writeError(error) }
+        do { return try database.inTransaction { try body(Transaction(db: database)) } } catch { throw writeError(error) }
     }
 
     /// A failed write as the caller should hear it: a full disk by name.
     func writeError(_ error: any Error) -> StoreError {
-        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL
-            || (error.resultCode == .SQLITE_IOERR && Self.diskIsFull(directory.path)) {
+        if let error = error as? SQLiteError, error.code == SQLiteError.full
+            || (error.code == SQLiteError.ioError && Self.diskIsFull(directory.path)) {
             return .diskFull(directory.path)
         }
         return .failed("\(error)")
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try database.read(body) } catch { throw .failed("\(error)") }
+        do { return try body(database) } catch { throw .failed("\(error)") }
     }
 
     // MARK: - Meta

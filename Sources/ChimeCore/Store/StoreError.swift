@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,19 +60,20 @@ extension Store {
     /// not a database, or the quick check failed. Anything else may pass (nil).
     static func damage(in error: any Error) -> String? {
         if let damage = error as? Damage { return damage.details }
-        guard let error = error as? DatabaseError,
-              error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB else { return nil }
-        return error.message ?? "\(error.resultCode)"
+        guard let error = error as? SQLiteError, error.code == SQLiteError.corrupt || error.code == SQLiteError.notADatabase else {
+            return nil
+        }
+        return error.message
     }
 
     /// Why `url` cannot be opened now, as a clause. SQLite's own message ("unable to open
     /// database file", "disk I/O error") does not say why: the file system does.
     static func cause(of error: any Error, at url: URL) -> String {
         let folder = url.deletingLastPathComponent().path
-        let code = (error as? DatabaseError)?.resultCode
-        if code == .SQLITE_FULL { return cause(ofErrno: ENOSPC) }
-        if code == .SQLITE_BUSY || code == .SQLITE_LOCKED {
-            return "another program holds a lock on it (SQLite: \((error as? DatabaseError)?.message ?? "busy"))"
+        let sqlite = error as? SQLiteError
+        if sqlite?.code == SQLiteError.full { return cause(ofErrno: ENOSPC) }
+        if let sqlite, sqlite.code == SQLiteError.busy || sqlite.code == SQLiteError.locked {
+            return "another program holds a lock on it (SQLite: \(sqlite.message))"
         }
         // SQLite needs the file read-write and the folder writable, for its -wal and -shm files.
         var descriptor = open(url.path, O_RDWR | O_CLOEXEC)
@@ -82,9 +82,7 @@ extension Store {
         Glibc.close(descriptor)
         if access(folder, W_OK | X_OK) != 0 { return cause(ofErrno: errno) }
         if diskIsFull(folder) { return cause(ofErrno: ENOSPC) }
-        if let error = error as? DatabaseError {
-            return "SQLite says \(error.message ?? "\(error.resultCode)") (\(error.extendedResultCode))"
-        }
+        if let sqlite { return "SQLite says \(sqlite.message) (code \(sqlite.extendedCode))" }
         return "\(error)"
     }
 

@@ -70,9 +70,11 @@ public struct StoreRecovery: Equatable, Codable, Sendable {
 
     /// "2026-11-22 10:15": local time, as people read it.
     static func dayText(_ date: Date) -> String {
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.dateFormat = "yyyy-MM-dd HH:mm"
-        return format.string(from: date)
+        String(LocalDateTime(date, in: .current).description.prefix(16).map { $0 == "T" ? " " : $0 })
+    }
+
+    /// "20261122-101500": local time, for a file name.
+    static func compactStamp(_ date: Date) -> String {
+        String(LocalDateTime(date, in: .current).description.compactMap { $0 == "T" ? "-" : ($0 == "-" || $0 == ":") ? nil : $0 })
     }
 }
