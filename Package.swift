@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "CICal"),
         // iCalendar text to Schedule requests and back, for chimed's ImportICalendar/ExportICalendar.
         .target(name: "ICS", dependencies: ["CICal", "DBus", "ChimeAPI", "Localization"]),
+        // The system's ICU, for month and year steps in the calendars Chime does not count
+        // itself (chinese, islamic, persian, …), opened with dlopen when one is first used.
+        .target(name: "CICU"),
         // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "ChimeCore",
             dependencies: [
-                "Localization", "CSQLite",
+                "Localization", "CSQLite", "CICU",
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),

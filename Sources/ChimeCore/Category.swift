@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Localization
 
 /// What pressing a button does, beyond announcing it on the bus.

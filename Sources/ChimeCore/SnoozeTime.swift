@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When a snoozed notification comes back: after a length of time (`10m`, `1h`), or at
 /// a time of day (`tomorrow 9:00`, `18:00`) read when the snooze happens, as KAlarm's
@@ -10,8 +10,8 @@ public enum SnoozeTime: Equatable, Sendable {
     case at(String)
 
     /// Reads `text`: a duration first, then a time. Errors name `field` and list both forms.
-    public init(parsing text: String, field: String, now: Date = Date(), systemZone: TimeZone = .current) throws(FieldError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+    public init(parsing text: String, field: String, now: Date = Date(), systemZone: Zone = .current) throws(FieldError) {
+        let trimmed = text.trimmingSpaces
         if let seconds = try? WhenParser.duration(trimmed, field: field) {
             self = .after(seconds)
             return
@@ -32,7 +32,7 @@ public enum SnoozeTime: Equatable, Sendable {
     }
 
     /// The one-shot rule of a copy snoozed at `now`; an error when that time is not ahead.
-    public func fireRule(now: Date, systemZone: TimeZone, field: String = "when") throws(FieldError) -> FireRule {
+    public func fireRule(now: Date, systemZone: Zone, field: String = "when") throws(FieldError) -> FireRule {
         let trigger: Trigger
         switch self {
         case .after(let seconds):

@@ -51,7 +51,7 @@ enum ActionOptionsDecoding {
     static func words(_ text: String, action: String) throws(FieldError) -> ActionOptions {
         let field = stringPrefix + action
         var options = ActionOptions()
-        for word in text.split(whereSeparator: { $0 == ";" || $0 == "," }).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for word in text.split(whereSeparator: { $0 == ";" || $0 == "," }).map({ $0.trimmingSpaces }) {
             switch word {
             case "": continue
             case "authenticationRequired": options.authenticationRequired = true

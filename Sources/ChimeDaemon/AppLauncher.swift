@@ -82,7 +82,7 @@ final class AppLauncher {
 
     /// The object path of a D-Bus activatable app, per the Desktop Entry spec.
     static func objectPath(forBusName name: String) -> String {
-        "/" + name.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
+        "/" + name.replacing(".", with: "/").replacing("-", with: "_")
     }
 
     // MARK: - D-Bus activation

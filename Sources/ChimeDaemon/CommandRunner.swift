@@ -1,7 +1,7 @@
 import ChimeCore
 import CLinux
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 

@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Starting one command: its environment, its standard input, and `posix_spawnp` with a

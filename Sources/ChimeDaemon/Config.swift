@@ -1,5 +1,5 @@
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// The user's config: which buttons each category offers and what they do.
 ///
@@ -78,8 +78,7 @@ struct Config: Equatable, Sendable {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return URL(fileURLWithPath: config).appendingPathComponent("chime/config")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".config/chime/config")
+        return URL(fileURLWithPath: Daemon.homeDirectory).appendingPathComponent(".config/chime/config")
     }
 
     /// The largest config read: a config with dozens of categories is a few KiB.

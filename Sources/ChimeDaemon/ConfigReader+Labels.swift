@@ -1,5 +1,5 @@
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// Labels in several languages: `Label[de]=…` beside `Label=` in an `[Action KEY]` group
 /// (GKeyFile's locale strings), and groups that only relabel a built-in button.
@@ -20,7 +20,7 @@ extension ConfigReader {
         for key in localeKeys(group, of: "Label") {
             let locale = String(key.dropFirst("Label[".count).dropLast())
             guard let value = string(group, key) else { return nil }
-            guard let label = value, !label.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let label = value, !label.trimmingSpaces.isEmpty else {
                 fail(group, key, "\(key) is empty: every button needs the text it shows.")
                 return nil
             }
@@ -41,7 +41,7 @@ extension ConfigReader {
         guard let label = string(group, "Label") else { return nil }
         var definition = builtIn
         if let label {
-            guard !label.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard !label.trimmingSpaces.isEmpty else {
                 fail(group, "Label", "Label is empty: every button needs the text it shows.")
                 return nil
             }

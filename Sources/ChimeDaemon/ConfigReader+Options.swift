@@ -32,7 +32,7 @@ extension ConfigReader {
         guard let listed else { return category }
         var minimal: [ActionDefinition] = []
         for item in listed {
-            let key = item.trimmingCharacters(in: .whitespaces)
+            let key = item.trimmingSpaces
             guard !key.isEmpty else { continue }
             if minimal.contains(where: { $0.key == key }) {
                 fail(group, "MinimalActions", "MinimalActions lists '\(key)' twice.")

@@ -1,5 +1,5 @@
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// Turns the groups of a parsed key file into categories, or the first error by line:
 /// the meaning of the config, where ``KeyFile`` is its syntax.
@@ -61,7 +61,7 @@ struct ConfigReader {
     private mutating func classify(_ group: String) -> Group? {
         for (prefix, make) in [("Category", Group.category), ("Action", Group.action), ("App", Group.app)] {
             guard group == prefix || group.hasPrefix(prefix + " ") else { continue }
-            let name = group.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+            let name = group.dropFirst(prefix.count).trimmingSpaces
             guard !name.isEmpty else {
                 fail(group, nil, "The \(prefix.lowercased()) name is empty: write [\(prefix) NAME].")
                 return nil
@@ -84,7 +84,7 @@ struct ConfigReader {
             fail(group, nil, "Label is missing: every button needs the text it shows.")
             return nil
         }
-        guard !label.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !label.trimmingSpaces.isEmpty else {
             fail(group, "Label", "Label is empty: every button needs the text it shows.")
             return nil
         }
@@ -130,7 +130,7 @@ struct ConfigReader {
         var definitions: [ActionDefinition] = []
         var broken = false
         for item in listed ?? [] {
-            let key = item.trimmingCharacters(in: .whitespaces)
+            let key = item.trimmingSpaces
             // "a;;b" has an empty item; a trailing ';' is the format's own habit.
             guard !key.isEmpty else { continue }
             if definitions.contains(where: { $0.key == key }) {

@@ -2,7 +2,7 @@ import ChimeAPI
 import ChimeCore
 import DBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 
@@ -51,7 +51,16 @@ public final class Daemon {
     private static func baseDirectory(_ variable: String, else fallback: String) -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment[variable], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(fallback)
+        return URL(fileURLWithPath: homeDirectory).appendingPathComponent(fallback)
+    }
+
+    /// `$HOME`, or the user's home folder in the password database when it is unset.
+    static var homeDirectory: String {
+        if let home = ProcessInfo.processInfo.environment["HOME"] { return home }
+        var entry = passwd(), found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let home = entry.pw_dir else { return "/" }
+        return String(cString: home)
     }
 
     /// Reads the user's config (at start and on SIGHUP); a broken one leaves the last good

@@ -1,11 +1,11 @@
 import ChimeAPI
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 extension DaemonStatus {
     /// What `Status` tells `chime doctor` about this chimed now; optional parts stay
     /// absent, not empty.
-    init(store: Store, scheduler: Scheduler, presenter: Presenter, client: NotificationClient, zone: TimeZone) {
+    init(store: Store, scheduler: Scheduler, presenter: Presenter, client: NotificationClient, zone: Zone) {
         self.init()
         let upcoming = scheduler.upcoming
         version = chimeVersion

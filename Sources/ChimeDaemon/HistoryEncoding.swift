@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// How history events look to bus callers: the `a{sv}` of `History` and `HistoryOf`,
 /// with the keys of ``ChimeAPI/HistoryKey``.
@@ -18,19 +18,19 @@ enum HistoryEncoding {
         return limit == 0 ? defaultLimit : Int(limit)
     }
 
-    static func entries(_ entry: HistoryEntry, zone: TimeZone) -> [(String, Value)] {
+    static func entries(_ entry: HistoryEntry, zone: Zone) -> [(String, Value)] {
         let event = HistoryEvent(timestamp: NotificationEncoding.seconds(entry.time), id: entry.id, event: entry.event.rawValue,
                                  title: entry.title, detail: entry.detail, action: entry.action, copy: entry.copy)
         return event.entries { _ in NotificationEncoding.isoText(entry.time, zone: zone) }
     }
 
     /// The `aa{sv}` reply.
-    static func array(_ events: [HistoryEntry], zone: TimeZone) -> Value {
+    static func array(_ events: [HistoryEntry], zone: Zone) -> Value {
         .array(element: "a{sv}", events.map { .variantDictionary(entries($0, zone: zone)) })
     }
 
     /// The JSON reply: an array of objects with the same keys.
-    static func json(_ events: [HistoryEntry], zone: TimeZone) -> String {
+    static func json(_ events: [HistoryEntry], zone: Zone) -> String {
         NotificationEncoding.json(events.map { entries($0, zone: zone) })
     }
 }

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Follows NetworkManager's active connections on the system bus, while a network place

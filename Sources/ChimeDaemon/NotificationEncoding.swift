@@ -1,14 +1,14 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 import JSON
 
 /// How a scheduled notification looks to bus callers: the `a{sv}` of `Get`, `List` and
 /// `Fired`, with the same keys `Schedule` takes, and its JSON form for scripts.
 enum NotificationEncoding {
     /// `waiting`: a place notification whose location source is missing (state `waiting`).
-    static func entries(_ notification: ScheduledNotification, zone: TimeZone, waiting: Bool = false) -> [(String, Value)] {
+    static func entries(_ notification: ScheduledNotification, zone: Zone, waiting: Bool = false) -> [(String, Value)] {
         let alert = notification.alert
         var entries: [(NotificationKey, Value)] = [
             (.id, .string(notification.id)),
@@ -100,7 +100,7 @@ enum NotificationEncoding {
 
     /// The trigger as `WhenParser` reads it back: an instant with its offset, a bare
     /// wall-clock time (floating), or a wall-clock time with `[Zone/Name]`.
-    static func whenText(_ trigger: Trigger, zone: TimeZone) -> String {
+    static func whenText(_ trigger: Trigger, zone: Zone) -> String {
         switch trigger {
         case .absolute(let date): isoText(date, zone: zone)
         case .floating(let local): local.description
@@ -130,7 +130,7 @@ enum NotificationEncoding {
     ///
     /// Written out by hand: an ISO8601DateFormatter costs about a millisecond to make,
     /// and this runs for every Fired signal and every row of List.
-    static func isoText(_ date: Date, zone: TimeZone) -> String {
+    static func isoText(_ date: Date, zone: Zone) -> String {
         let offset = zone.secondsFromGMT(for: date)
         let sign = offset < 0 ? "-" : "+"
         let minutes = abs(offset) / 60

@@ -1,6 +1,6 @@
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// The arguments of one `Notify` call, shaped by what the server can do.
 struct NotifyRequest {

@@ -1,7 +1,7 @@
 import ChimeCore
 import DBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Fires notifications whose trigger is a place, at the crossings GeoClue (regions) and

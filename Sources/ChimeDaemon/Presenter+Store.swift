@@ -1,5 +1,5 @@
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// What the presenter keeps in the store: occurrences not yet on screen, and their history.
 extension Presenter {

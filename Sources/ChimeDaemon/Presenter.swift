@@ -2,7 +2,7 @@ import ChimeAPI
 import ChimeCore
 import DBus
 import DequeModule
-import Foundation
+import FoundationEssentials
 import Localization
 import Logging
 

@@ -1,5 +1,5 @@
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// The action options at press time: a foreground button opens the app first, and a button
 /// that requires authentication waits for an unlocked session.

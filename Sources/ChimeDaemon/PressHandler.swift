@@ -1,6 +1,6 @@
 import ChimeAPI
 import ChimeCore
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// What a press on a notification does, and what its leaving the screen leaves behind:
@@ -125,7 +125,7 @@ final class PressHandler {
     func snooze(_ id: String, alert: Alert, until time: SnoozeTime,
                 done: @escaping (Result<ScheduledNotification, StoreError>) -> Void = { _ in }) throws(FieldError) {
         let instant = now()
-        let zone = TimeZone.current
+        let zone = Zone.current
         let rule = try time.fireRule(now: instant, systemZone: zone)
         let fireDate = rule.occurrence(0, systemZone: zone) ?? instant
         let detail = switch time {

@@ -1,5 +1,5 @@
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A command to start, kept while it waits for a free place.

@@ -1,6 +1,6 @@
 import ChimeAPI
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// What a repeat adds to its unit: the days it falls on, its count and its end, or all of
 /// it as one RFC 5545 RRULE.
@@ -16,7 +16,7 @@ struct RepeatFields {
         case .until?: until = text
         case .rrule?: rrule = text
         case .count?:
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            guard let number = Int(text.trimmingSpaces) else {
                 throw FieldError(key, "'\(text)' is not a whole number.")
             }
             count = number
@@ -28,7 +28,7 @@ struct RepeatFields {
 extension ScheduleFields {
     /// How the rule repeats: from `rrule`, or from `repeat` and `every` with `on`, `until` and
     /// `count`; nil for a one-shot.
-    func recurrence(for trigger: Trigger, now: Date, systemZone: TimeZone) throws(FieldError) -> Recurrence? {
+    func recurrence(for trigger: Trigger, now: Date, systemZone: Zone) throws(FieldError) -> Recurrence? {
         let details = repeatDetails
         if let rrule = details.rrule {
             let given = [("repeat", repeatUnit != nil), ("every", every != nil), ("on", details.on != nil),
@@ -38,7 +38,7 @@ extension ScheduleFields {
             }
             var (recurrence, utc) = try Recurrence.parse(rrule: rrule)
             if utc, let until = recurrence.until {
-                recurrence.until = LocalDateTime(until.date(in: .gmt), in: Self.clock(of: trigger, systemZone))
+                recurrence.until = LocalDateTime(until.date(in: .utc), in: Self.clock(of: trigger, systemZone))
             }
             return recurrence
         }
@@ -61,19 +61,19 @@ extension ScheduleFields {
     }
 
     /// The zone whose wall clock the rule counts on when it is made.
-    private static func clock(of trigger: Trigger, _ systemZone: TimeZone) -> TimeZone {
+    private static func clock(of trigger: Trigger, _ systemZone: Zone) -> Zone {
         switch trigger {
         case .floating: systemZone
-        case .zoned(_, let zone): TimeZone(identifier: zone) ?? systemZone
-        default: .gmt
+        case .zoned(_, let zone): Zone(identifier: zone) ?? systemZone
+        default: .utc
         }
     }
 
     /// `until` on the rule's clock: a date alone (2026-12-31) takes all of that day, as an
     /// RRULE UNTIL that is a DATE does; anything else is read as `when` is.
-    static func until(_ text: String, _ trigger: Trigger, _ now: Date, _ systemZone: TimeZone) throws(FieldError) -> LocalDateTime {
+    static func until(_ text: String, _ trigger: Trigger, _ now: Date, _ systemZone: Zone) throws(FieldError) -> LocalDateTime {
         let clock = clock(of: trigger, systemZone)
-        if let day = LocalDateTime(iso: text.trimmingCharacters(in: .whitespaces) + "T23:59:59") {
+        if let day = LocalDateTime(iso: text.trimmingSpaces + "T23:59:59") {
             // An instant repeats on UTC, but the day a person names is one of their own zone.
             if case .absolute = trigger { return LocalDateTime(day.date(in: systemZone), in: clock) }
             return day

@@ -1,6 +1,6 @@
 import ChimeAPI
 import ChimeCore
-import Foundation
+import FoundationEssentials
 
 /// The schedule keys of `Update`: they change a rule that exists instead of making one.
 extension ScheduleFields {
@@ -14,7 +14,7 @@ extension ScheduleFields {
     /// are the keys the caller sent. A key not given keeps what `existing` says: a new
     /// `when` keeps the repeat, a new `repeat` or `rrule` restates it from the first
     /// occurrence, and `every`, `on`, `until` or `count` alone change only that part of it.
-    func rule(changing existing: FireRule, given: Set<String>, now: Date, systemZone: TimeZone) throws(FieldError) -> FireRule {
+    func rule(changing existing: FireRule, given: Set<String>, now: Date, systemZone: Zone) throws(FieldError) -> FireRule {
         var fields = self
         if let text = repeatUnit, Self.endingRepeat.contains(text.lowercased()) {
             if every != nil { throw FieldError("every", "cannot be combined with repeat '\(text)', which ends the repeat.") }
@@ -48,6 +48,7 @@ extension ScheduleFields {
             recurrence = existing.recurrence
         }
         let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: fields.calendar ?? existing.calendar)
+        try rule.checkCalendarIsCounted()
         if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
             throw FieldError(given.contains(NotificationKey.count.rawValue) ? "count" : "until",
                              "ends before the first occurrence, \(recurrence.rrule()).")
@@ -56,7 +57,7 @@ extension ScheduleFields {
     }
 
     /// `existing` with the parts of it these fields give (`every`, `on`, `until`, `count`).
-    private func refined(_ existing: Recurrence?, trigger: Trigger, now: Date, systemZone: TimeZone) throws(FieldError) -> Recurrence {
+    private func refined(_ existing: Recurrence?, trigger: Trigger, now: Date, systemZone: Zone) throws(FieldError) -> Recurrence {
         let details = repeatDetails
         guard let existing else {
             if every != nil { throw FieldError("every", "needs repeat: every 30 of which unit?") }

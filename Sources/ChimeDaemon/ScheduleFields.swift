@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// The keys of `Schedule` that say when, beyond what an alert shows.
 ///
@@ -92,7 +92,7 @@ struct ScheduleFields {
     }
 
     /// The fire rule these fields describe, read at `now` in `systemZone`.
-    func rule(now: Date, systemZone: TimeZone) throws(FieldError) -> FireRule {
+    func rule(now: Date, systemZone: Zone) throws(FieldError) -> FireRule {
         if let place = try place.place() { return try placeRule(place) }
         guard let when else { throw FieldError("when", "is required: say when to fire, e.g. 'in 20m' or 'tomorrow 9:00'.") }
         if floating && zone != nil { throw FieldError("zone", "cannot be combined with floating.") }
@@ -102,6 +102,7 @@ struct ScheduleFields {
         }
         let recurrence = try recurrence(for: trigger, now: now, systemZone: systemZone)
         let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+        try rule.checkCalendarIsCounted()
         if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
             throw FieldError(repeatDetails.rrule != nil ? "rrule" : "until", "ends before the first occurrence, \(recurrence.rrule()) from \(when).")
         }
@@ -125,7 +126,7 @@ struct ScheduleFields {
     /// The next `count` fire times of the rule that `when` and `options` (the schedule
     /// fields but `when`, as text) describe, read at `now` in `systemZone`: NextFireTimes.
     static func upcoming(when: String, options: [(key: String, value: String)], count: UInt32, now: Date,
-                         systemZone: TimeZone) throws(FieldError) -> [Date] {
+                         systemZone: Zone) throws(FieldError) -> [Date] {
         var fields = ScheduleFields()
         fields.when = when
         for (key, text) in options {

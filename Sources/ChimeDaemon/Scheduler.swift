@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import EventLoop
-import Foundation
+import FoundationEssentials
 import HeapModule
 import Localization
 import Logging
@@ -78,7 +78,7 @@ final class Scheduler {
         // Built in one pass (linear), not inserted one by one (n log n): a million at start-up.
         heap = Heap(entries.map { Due(date: $0.nextFire, id: $0.id) })
         // Floating due times were computed in the zone of their time; redo them if it changed.
-        if try store.meta("zone") != TimeZone.current.identifier {
+        if try store.meta("zone") != Zone.current.identifier {
             try recomputeFloating()
         }
         logger.info("\(dueTimes.count) scheduled.")
@@ -207,7 +207,7 @@ final class Scheduler {
     private func fire(_ ids: [String], at instant: Date) -> ClosedRange<UInt64>? {
         var firstSent: UInt64?
         var lastSent: UInt64?
-        let zone = TimeZone.current
+        let zone = Zone.current
         var shown: [(ScheduledNotification, TimeInterval)] = []
         var late: [(ScheduledNotification, due: Date, TimeInterval)] = []
         var dropped: [(ScheduledNotification, TimeInterval)] = []
@@ -319,15 +319,15 @@ final class Scheduler {
 
     /// The system's time zone changed (`/etc/localtime`): floating notifications move.
     func systemZoneChanged() {
-        NSTimeZone.resetSystemTimeZone()
-        logger.info("The system time zone is now \(TimeZone.current.identifier).")
+        Zone.resetCurrent()
+        logger.info("The system time zone is now \(Zone.current.identifier).")
         do { try recomputeFloating() } catch { logger.error("Cannot move floating notifications: \(error)") }
         fireDue()
     }
 
     /// Moves every floating notification to its wall-clock time in the current zone.
     private func recomputeFloating() throws {
-        let zone = TimeZone.current
+        let zone = Zone.current
         prepared.removeAll()
         var moved: [(id: String, nextIndex: Int, date: Date?)] = []
         // The store must hold what is staged (one just scheduled); what is not scheduled

@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 import ICS
 
 /// `ImportICalendar`, `ImportICalendarPart` and `ExportICalendar`: the iCalendar mapping
@@ -37,7 +37,7 @@ extension SchedulerService {
         guard lines.isEmpty || lines.count == components.count else {
             throw .invalidArgs("lines: \(lines.count) given for \(components.count) VEVENT and VTODO components.")
         }
-        let instant = now(), zone = TimeZone.current
+        let instant = now(), zone = Zone.current
         var notifications: [ScheduledNotification] = [], refused: [String] = [], skipped: [String] = []
         // Every alarm of a component is decoded and checked before any is kept: a component
         // is stored whole, in the one transaction below, or not at all.
@@ -90,7 +90,7 @@ extension SchedulerService {
             }
             chosen.append(notification)
         }
-        let zone = TimeZone.current
+        let zone = Zone.current
         let (calendar, leftOut) = CalendarText.export(chosen.map { NotificationEncoding.entries($0, zone: zone).map { (key: $0.0, value: $0.1) } })
         return [.string(calendar), .stringArray(leftOut)]
     }
@@ -101,7 +101,7 @@ extension SchedulerService {
     }
 
     /// What NextFireTimestamps would answer with a count of 1, as ``ImportPlan`` asks it.
-    private static func firstFire(_ when: String, _ options: [(String, String)], now: Date, zone: TimeZone) throws -> Int64? {
+    private static func firstFire(_ when: String, _ options: [(String, String)], now: Date, zone: Zone) throws -> Int64? {
         do throws(FieldError) {
             let options = options.map { (key: $0.0, value: $0.1) }
             return try ScheduleFields.upcoming(when: when, options: options, count: 1, now: now, systemZone: zone).first
@@ -114,7 +114,7 @@ extension SchedulerService {
     // MARK: - Schedule's requests
 
     /// A Schedule request as the notification it asks for, not yet stored; InvalidArgs names the key at fault.
-    func scheduledNotification(_ entries: [(key: String, value: Value)], now instant: Date, zone: TimeZone)
+    func scheduledNotification(_ entries: [(key: String, value: Value)], now instant: Date, zone: Zone)
         throws(DBusError) -> ScheduledNotification {
         var fields = ScheduleFields()
         let alert = try AlertDecoding.decode(typed: entries) { key, value throws(FieldError) in
@@ -125,7 +125,7 @@ extension SchedulerService {
     }
 
     /// The notification `alert` and `fields` ask for, with a fresh id, not yet stored.
-    func scheduledNotification(_ alert: Alert, _ fields: ScheduleFields, now instant: Date, zone: TimeZone)
+    func scheduledNotification(_ alert: Alert, _ fields: ScheduleFields, now instant: Date, zone: Zone)
         throws(DBusError) -> ScheduledNotification {
         let rule: FireRule
         do { rule = try fields.rule(now: instant, systemZone: zone) } catch { throw .invalidArgs(error.description) }

@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// `PresentNow` and `PresentNowSimple`, with `replaces`.
 extension SchedulerService {

@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// `Occurrences` and `Skip`: what is to come of a scheduled repeat, and leaving one out.
 extension SchedulerService {
@@ -16,11 +16,11 @@ extension SchedulerService {
 
     func skip(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         var notification = try scheduled(call.string(0))
-        let which = call.string(1).trimmingCharacters(in: .whitespaces)
+        let which = call.string(1).trimmingSpaces
         guard notification.rule.recurrence != nil else {
             throw .invalidArgs("id: '\(notification.id)' does not repeat; cancel it instead of skipping its only occurrence.")
         }
-        let zone = TimeZone.current
+        let zone = Zone.current
         let coming = upcoming(notification, count: Int(Limits.nextFireCount.upperBound))
         guard let skipped = try pick(which, from: coming, zone: zone) else {
             throw .invalidArgs("occurrence: '\(which)' is none of the next occurrences of '\(notification.id)'; chime next ID lists them.")
@@ -64,7 +64,7 @@ extension SchedulerService {
     }
 
     /// The occurrence `which` names: "" the next, N the N-th, a date the first that day, a time that one.
-    private func pick(_ which: String, from coming: [(index: Int, date: Date)], zone: TimeZone) throws(DBusError)
+    private func pick(_ which: String, from coming: [(index: Int, date: Date)], zone: Zone) throws(DBusError)
         -> (index: Int, date: Date)? {
         if which.isEmpty { return coming.first }
         if let number = Int(which) { return number >= 1 && number <= coming.count ? coming[number - 1] : nil }

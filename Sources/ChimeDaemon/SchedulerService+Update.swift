@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// `Update` and `UpdateSimple`: a scheduled notification changed in place, keeping its id,
 /// its lineage and its history. Everything is decoded and checked before anything is
@@ -92,7 +92,7 @@ extension SchedulerService {
         if given.contains(NotificationKey.lateLimit.rawValue) { notification.lateLimit = fields.lateLimit }
         let ruleKeys = NotificationKey.allCases.filter { ($0.part == .schedule || $0.part == .place) && $0 != .lateLimit }
         guard ruleKeys.contains(where: { given.contains($0.rawValue) }) else { return }
-        let zone = TimeZone.current
+        let zone = Zone.current
         let existing = notification.rule
         let rule = try fields.rule(changing: existing, given: given, now: now, systemZone: zone)
         if rule.trigger.place != nil, notification.lateLimit != nil, !given.contains(NotificationKey.lateLimit.rawValue) {

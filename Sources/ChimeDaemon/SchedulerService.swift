@@ -1,7 +1,7 @@
 import ChimeAPI
 import ChimeCore
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// ``ChimeAPI/Scheduler1`` served: ``methods`` is the table of the contract's
@@ -51,7 +51,7 @@ final class SchedulerService {
                presenter.settings(of: notification.alert).badges {
                 badges.apply(of: notification.alert)
             }
-            signals.fired(notification.id, NotificationEncoding.entries(notification, zone: TimeZone.current), lateBy: lateBy)
+            signals.fired(notification.id, NotificationEncoding.entries(notification, zone: Zone.current), lateBy: lateBy)
         }
     }
 
@@ -263,7 +263,7 @@ final class SchedulerService {
     }
 
     private func status(_ call: MethodCall) throws(DBusError) -> [Value] {
-        let zone = TimeZone.current
+        let zone = Zone.current
         let status = DaemonStatus(store: store, scheduler: scheduler, presenter: presenter, client: client, zone: zone)
         return [.variantDictionary(status.entries { NotificationEncoding.isoText(Date(seconds: $0), zone: zone) })]
     }
@@ -315,7 +315,7 @@ extension SchedulerService {
     /// What is scheduled, soonest first, then what is due but waiting for a notification
     /// server (state `pending`), oldest first.
     private func list() throws(DBusError) -> [[(String, Value)]] {
-        let zone = TimeZone.current
+        let zone = Zone.current
         let scheduled = try commits.read { () throws(StoreError) in try store.scheduled() }.map {
             NotificationEncoding.entries($0, zone: zone, waiting: scheduler.places?.isWaiting($0) ?? false)
         }

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Whether the user's session is locked, from logind on the system bus: the session's

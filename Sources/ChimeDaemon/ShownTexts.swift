@@ -1,5 +1,5 @@
 import ChimeCore
-import Foundation
+import FoundationEssentials
 import Localization
 import Logging
 
@@ -82,7 +82,7 @@ final class ShownTexts {
 
     /// NSLocalizedString's rule: a literal `%` is written `%%`, translated or not.
     static func unescaped(_ text: String) -> String {
-        text.contains("%%") ? text.replacingOccurrences(of: "%%", with: "%") : text
+        text.contains("%%") ? text.replacing("%%", with: "%") : text
     }
 
     private func report(_ found: CatalogueSearch.Result, for domain: String) {

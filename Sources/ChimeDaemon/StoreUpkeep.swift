@@ -1,7 +1,7 @@
 import ChimeCore
 import DBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// What the daemon does for its store besides reading and writing it: says what opening

@@ -1,5 +1,5 @@
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The clocks and timers the scheduler and presenter run on: the loop's own in chimed,

@@ -156,7 +156,7 @@ struct FireRuleTests {
         let rule = try FireRule(
             trigger: .zoned(local, zone: series.zone), recurrence: Recurrence(unit: series.unit, count: series.count))
         // The system zone must not matter to a zoned rule.
-        for systemZone in [TimeZone.gmt, try #require(TimeZone(identifier: "Asia/Tokyo"))] {
+        for systemZone in [Zone.utc, try #require(Zone(identifier: "Asia/Tokyo"))] {
             #expect(rule.occurrence(series.n, systemZone: systemZone) == instant(series.expected))
         }
     }
@@ -165,7 +165,7 @@ struct FireRuleTests {
     func floatingSeriesFollowTheSystemZone(series: SeriesCase) throws {
         let local = try #require(LocalDateTime(iso: series.start))
         let rule = try FireRule(trigger: .floating(local), recurrence: Recurrence(unit: series.unit, count: series.count))
-        let systemZone = try #require(TimeZone(identifier: series.zone))
+        let systemZone = try #require(Zone(identifier: series.zone))
         #expect(rule.occurrence(series.n, systemZone: systemZone) == instant(series.expected))
     }
 
@@ -176,7 +176,7 @@ struct FireRuleTests {
         let local = try #require(LocalDateTime(iso: series.start))
         let rule = try FireRule(
             trigger: .zoned(local, zone: series.zone), recurrence: Recurrence(unit: series.unit, count: series.count))
-        let dates = (0..<80).compactMap { rule.occurrence($0, systemZone: .gmt) }
+        let dates = (0..<80).compactMap { rule.occurrence($0, systemZone: .utc) }
         #expect(dates.count == 80)
         #expect(zip(dates, dates.dropFirst()).allSatisfy { $0 <= $1 })
         guard let first = dates.first, let last = dates.last else { return }
@@ -188,17 +188,17 @@ struct FireRuleTests {
         probes.append(first.addingTimeInterval(-86_400 * 400))
         for probe in probes {
             let onOrAfter = try #require(dates.firstIndex { $0 >= probe })
-            let found = rule.firstOccurrence(onOrAfter: probe, systemZone: .gmt)
+            let found = rule.firstOccurrence(onOrAfter: probe, systemZone: .utc)
             #expect(found?.index == onOrAfter, "on or after \(probe)")
             #expect(found?.date == dates[onOrAfter])
             let after = dates.firstIndex { $0 > probe }
-            #expect(rule.nextOccurrence(after: probe, systemZone: .gmt) == after.map { dates[$0] }, "after \(probe)")
+            #expect(rule.nextOccurrence(after: probe, systemZone: .utc) == after.map { dates[$0] }, "after \(probe)")
         }
-        #expect(rule.nextOccurrence(after: last, systemZone: .gmt).map { $0 > last } == true)
+        #expect(rule.nextOccurrence(after: last, systemZone: .utc).map { $0 > last } == true)
     }
 
     @Test func aSkippedFirstTimeMovesByTheGapUnlessTheRepeatIsShorterThanADay() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let skipped = LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)
         for recurrence in [nil, try Recurrence(unit: .day), try Recurrence(unit: .month)] {
             let rule = try FireRule(trigger: .floating(skipped), recurrence: recurrence)
@@ -223,7 +223,7 @@ struct FireRuleTests {
     ])
     func monthEndsStayMonthEnds(start: String, count: Int, n: Int, expected: String) throws {
         let rule = try FireRule(trigger: .absolute(instant(start)), recurrence: Recurrence(unit: .month, count: count))
-        #expect(rule.occurrence(n, systemZone: .gmt) == instant(expected))
+        #expect(rule.occurrence(n, systemZone: .utc) == instant(expected))
     }
 
     @Test(arguments: [
@@ -233,7 +233,7 @@ struct FireRuleTests {
     func leapDaysComeBackInLeapYears(n: Int, expected: String) throws {
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2028, month: 2, day: 29, hour: 9)), recurrence: Recurrence(unit: .year))
-        #expect(rule.occurrence(n, systemZone: try #require(TimeZone(identifier: "Europe/Berlin"))) == instant(expected))
+        #expect(rule.occurrence(n, systemZone: try #require(Zone(identifier: "Europe/Berlin"))) == instant(expected))
     }
 
     // MARK: - Frames
@@ -244,7 +244,7 @@ struct FireRuleTests {
         let start = instant("2026-03-28T12:00:00Z").addingTimeInterval(0.25)
         let rule = try FireRule(trigger: .absolute(start), recurrence: Recurrence(unit: unit, count: 3))
         let length: TimeInterval = ["minute": 60, "hour": 3_600, "day": 86_400, "week": 604_800][unit.rawValue] ?? 0
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         for n in [1, 2, 10, 1_000] {
             #expect(rule.occurrence(n, systemZone: berlin) == start.addingTimeInterval(TimeInterval(n * 3) * length))
         }
@@ -252,7 +252,7 @@ struct FireRuleTests {
 
     @Test func absoluteMonthsAndYearsCountInUTC() throws {
         let rule = try FireRule(trigger: .absolute(instant("2026-03-28T23:30:00Z")), recurrence: Recurrence(unit: .month))
-        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let tokyo = try #require(Zone(identifier: "Asia/Tokyo"))
         // In Tokyo the first is already the 29th; the arithmetic is on UTC's calendar anyway.
         #expect(rule.occurrence(1, systemZone: tokyo) == instant("2026-04-28T23:30:00Z"))
         let yearly = try FireRule(trigger: .absolute(instant("2028-02-29T23:30:00Z")), recurrence: Recurrence(unit: .year))
@@ -260,8 +260,8 @@ struct FireRuleTests {
     }
 
     @Test func aMoveToAnotherZoneMovesOnlyFloatingRules() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
-        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
+        let tokyo = try #require(Zone(identifier: "Asia/Tokyo"))
         let nineAM = LocalDateTime(year: 2026, month: 6, day: 1, hour: 9)
         let daily = try Recurrence(unit: .day)
 
@@ -285,8 +285,8 @@ struct FireRuleTests {
         let rule = try FireRule(
             trigger: .zoned(LocalDateTime(year: 2026, month: 3, day: 1, hour: 9), zone: "America/New_York"),
             recurrence: Recurrence(unit: .week))
-        #expect(rule.occurrence(1, systemZone: .gmt) == instant("2026-03-08T09:00:00-04:00"))
-        #expect(rule.occurrence(35, systemZone: .gmt) == instant("2026-11-01T09:00:00-05:00"))
+        #expect(rule.occurrence(1, systemZone: .utc) == instant("2026-03-08T09:00:00-04:00"))
+        #expect(rule.occurrence(35, systemZone: .utc) == instant("2026-11-01T09:00:00-05:00"))
     }
 
     @Test func hebrewYearsFollowTheHebrewCalendar() throws {
@@ -294,7 +294,7 @@ struct FireRuleTests {
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2025, month: 9, day: 23, hour: 10)), recurrence: Recurrence(unit: .year),
             calendar: "hebrew")
-        #expect(rule.occurrence(1, systemZone: .gmt) == instant("2026-09-12T10:00:00Z"))
+        #expect(rule.occurrence(1, systemZone: .utc) == instant("2026-09-12T10:00:00Z"))
     }
 
     @Test(arguments: FireRule.calendars.map(\.name))
@@ -302,10 +302,10 @@ struct FireRuleTests {
         for unit in [RepeatUnit.month, .year] {
             let rule = try FireRule(
                 trigger: .absolute(instant("2026-06-15T12:00:00Z")), recurrence: Recurrence(unit: unit), calendar: name)
-            let dates = (0..<14).compactMap { rule.occurrence($0, systemZone: .gmt) }
+            let dates = (0..<14).compactMap { rule.occurrence($0, systemZone: .utc) }
             #expect(dates.count == 14)
             #expect(zip(dates, dates.dropFirst()).allSatisfy { $0 < $1 }, "\(name) \(unit)")
-            let next = rule.nextOccurrence(after: instant("2027-01-01T00:00:00Z"), systemZone: .gmt)
+            let next = rule.nextOccurrence(after: instant("2027-01-01T00:00:00Z"), systemZone: .utc)
             #expect(next.map { $0 > instant("2027-01-01T00:00:00Z") } == true)
         }
     }
@@ -313,7 +313,7 @@ struct FireRuleTests {
     // MARK: - Searching long series
 
     @Test func findsTheNextMinuteOfASeriesStartedYearsAgo() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2023, month: 1, day: 1)), recurrence: Recurrence(unit: .minute))
         // Indices count wall-clock minutes from the first one.
@@ -336,7 +336,7 @@ struct FireRuleTests {
 
     @Test func findsTheNextOccurrenceOfOldSeriesOfEveryUnit() throws {
         let now = instant("2026-11-22T10:00:30+01:00")
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         // 2026-11-22 is day 9 456 after 2001-01-01, a Monday; 10:00 is minute 13 617 240.
         let cases: [(RepeatUnit, Int, String)] = [
             (.minute, 7, "2026-11-22T10:07:00+01:00"), (.hour, 5, "2026-11-22T11:00:00+01:00"),
@@ -355,22 +355,22 @@ struct FireRuleTests {
     @Test func aOneShotHasOneOccurrence() throws {
         let date = instant("2026-12-24T17:00:00Z")
         let rule = try FireRule(trigger: .absolute(date))
-        #expect(rule.occurrence(0, systemZone: .gmt) == date)
-        #expect(rule.occurrence(1, systemZone: .gmt) == nil)
-        #expect(rule.occurrence(-1, systemZone: .gmt) == nil)
-        #expect(rule.nextOccurrence(after: date.addingTimeInterval(-1), systemZone: .gmt) == date)
-        #expect(rule.nextOccurrence(after: date, systemZone: .gmt) == nil)
-        #expect(rule.firstOccurrence(onOrAfter: date, systemZone: .gmt)?.index == 0)
-        #expect(rule.firstOccurrence(onOrAfter: date.addingTimeInterval(0.001), systemZone: .gmt) == nil)
+        #expect(rule.occurrence(0, systemZone: .utc) == date)
+        #expect(rule.occurrence(1, systemZone: .utc) == nil)
+        #expect(rule.occurrence(-1, systemZone: .utc) == nil)
+        #expect(rule.nextOccurrence(after: date.addingTimeInterval(-1), systemZone: .utc) == date)
+        #expect(rule.nextOccurrence(after: date, systemZone: .utc) == nil)
+        #expect(rule.firstOccurrence(onOrAfter: date, systemZone: .utc)?.index == 0)
+        #expect(rule.firstOccurrence(onOrAfter: date.addingTimeInterval(0.001), systemZone: .utc) == nil)
     }
 
     @Test func aTimeInThePastIsAccepted() throws {
         let rule = try FireRule(trigger: .floating(LocalDateTime(year: 1999, month: 12, day: 31, hour: 23, minute: 59)))
-        #expect(rule.occurrence(0, systemZone: .gmt) == instant("1999-12-31T23:59:00Z"))
+        #expect(rule.occurrence(0, systemZone: .utc) == instant("1999-12-31T23:59:00Z"))
     }
 
     @Test func upcomingListsDistinctTimesInOrder() throws {
-        let apia = try #require(TimeZone(identifier: "Pacific/Apia"))
+        let apia = try #require(Zone(identifier: "Pacific/Apia"))
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2011, month: 12, day: 28, hour: 9)), recurrence: Recurrence(unit: .day))
         // The 30th never happened: its alarm and the 31st's are one.
@@ -381,19 +381,19 @@ struct FireRuleTests {
         #expect(rule.upcoming(from: .distantPast, count: 0, systemZone: apia).isEmpty)
 
         let oneShot = try FireRule(trigger: .absolute(instant("2026-12-24T17:00:00Z")))
-        #expect(oneShot.upcoming(from: instant("2026-01-01T00:00:00Z"), count: 5, systemZone: .gmt) == [instant("2026-12-24T17:00:00Z")])
-        #expect(oneShot.upcoming(from: instant("2027-01-01T00:00:00Z"), count: 5, systemZone: .gmt).isEmpty)
+        #expect(oneShot.upcoming(from: instant("2026-01-01T00:00:00Z"), count: 5, systemZone: .utc) == [instant("2026-12-24T17:00:00Z")])
+        #expect(oneShot.upcoming(from: instant("2027-01-01T00:00:00Z"), count: 5, systemZone: .utc).isEmpty)
     }
 
     @Test func seriesEndAtTheYear9999() throws {
         let rule = try FireRule(
             trigger: .absolute(instant("9999-06-01T00:00:00Z")), recurrence: Recurrence(unit: .month, count: 1))
-        #expect(rule.occurrence(6, systemZone: .gmt) == instant("9999-12-01T00:00:00Z"))
-        #expect(rule.occurrence(7, systemZone: .gmt) == nil)
-        #expect(rule.nextOccurrence(after: instant("9999-12-01T00:00:00Z"), systemZone: .gmt) == nil)
-        #expect(rule.occurrence(Int.max, systemZone: .gmt) == nil)
+        #expect(rule.occurrence(6, systemZone: .utc) == instant("9999-12-01T00:00:00Z"))
+        #expect(rule.occurrence(7, systemZone: .utc) == nil)
+        #expect(rule.nextOccurrence(after: instant("9999-12-01T00:00:00Z"), systemZone: .utc) == nil)
+        #expect(rule.occurrence(Int.max, systemZone: .utc) == nil)
         let minutes = try FireRule(trigger: .absolute(instant("2026-01-01T00:00:00Z")), recurrence: Recurrence(unit: .minute, count: 1_000_000))
-        #expect(minutes.occurrence(Int.max / 2, systemZone: .gmt) == nil)
+        #expect(minutes.occurrence(Int.max / 2, systemZone: .utc) == nil)
     }
 
     // MARK: - Validation
@@ -425,8 +425,8 @@ struct FireRuleTests {
     @Test func aRuleWhoseZoneWasChangedToNonsenseHasNoOccurrences() throws {
         var rule = try FireRule(trigger: .zoned(LocalDateTime(year: 2026, month: 1, day: 1), zone: "Europe/Berlin"))
         rule.trigger = .zoned(LocalDateTime(year: 2026, month: 1, day: 1), zone: "Nowhere/Else")
-        #expect(rule.occurrence(0, systemZone: .gmt) == nil)
-        #expect(rule.upcoming(from: .distantPast, count: 3, systemZone: .gmt).isEmpty)
+        #expect(rule.occurrence(0, systemZone: .utc) == nil)
+        #expect(rule.upcoming(from: .distantPast, count: 3, systemZone: .utc).isEmpty)
     }
 }
 

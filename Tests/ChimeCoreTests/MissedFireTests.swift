@@ -21,11 +21,11 @@ struct MissedFireTests {
     func aOneShotFiresOnceOrIsDropped(after: TimeInterval, lateLimit: TimeInterval?, decision: MissedFire.Decision) throws {
         let rule = try FireRule(trigger: .absolute(Self.due))
         let now = Self.due.addingTimeInterval(after)
-        #expect(MissedFire.decide(rule: rule, due: Self.due, now: now, lateLimit: lateLimit, systemZone: .gmt) == decision)
+        #expect(MissedFire.decide(rule: rule, due: Self.due, now: now, lateLimit: lateLimit, systemZone: .utc) == decision)
     }
 
     @Test func aDailyReminderMissedForAWeekFiresOnceAndKeepsItsHour() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2026, month: 11, day: 15, hour: 9)), recurrence: Recurrence(unit: .day))
         let due = instant("2026-11-15T09:00:00+01:00")
@@ -45,14 +45,14 @@ struct MissedFireTests {
     @Test func anHourlyCountdownMissedForYearsKeepsItsMinute() throws {
         let start = instant("2023-06-01T12:15:00Z")
         let rule = try FireRule(trigger: .absolute(start), recurrence: Recurrence(unit: .hour))
-        #expect(MissedFire.decide(rule: rule, due: start, now: instant("2026-11-22T10:00:00Z"), lateLimit: nil, systemZone: .gmt)
+        #expect(MissedFire.decide(rule: rule, due: start, now: instant("2026-11-22T10:00:00Z"), lateLimit: nil, systemZone: .utc)
             == .fire(lateBy: 2_700, next: instant("2026-11-22T10:15:00Z")))
-        #expect(MissedFire.decide(rule: rule, due: start, now: instant("2026-11-22T10:00:00Z"), lateLimit: 600, systemZone: .gmt)
+        #expect(MissedFire.decide(rule: rule, due: start, now: instant("2026-11-22T10:00:00Z"), lateLimit: 600, systemZone: .utc)
             == .drop(lateBy: 2_700, next: instant("2026-11-22T10:15:00Z")))
     }
 
     @Test func aMonthlyReminderOnThe31stCatchesUpToItsLatestMonth() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2026, month: 1, day: 31, hour: 9)), recurrence: Recurrence(unit: .month))
         #expect(MissedFire.decide(
@@ -61,7 +61,7 @@ struct MissedFireTests {
     }
 
     @Test func aFloatingReminderAfterAFlightCountsOnTheNewClock() throws {
-        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let tokyo = try #require(Zone(identifier: "Asia/Tokyo"))
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2026, month: 11, day: 1, hour: 9)), recurrence: Recurrence(unit: .day))
         // Due yesterday at 09:00 Berlin time; the machine woke up in Tokyo at 10:00.
@@ -71,7 +71,7 @@ struct MissedFireTests {
     }
 
     @Test func minutesSkippedBySpringForwardFireOnceAtTheJump() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let rule = try FireRule(
             trigger: .floating(LocalDateTime(year: 2026, month: 3, day: 29, hour: 1, minute: 50)),
             recurrence: Recurrence(unit: .minute, count: 5))

@@ -96,6 +96,6 @@ struct PlaceTests {
             try FireRule(trigger: .place(place), recurrence: try Recurrence(unit: .day, count: 1))
         }
         let rule = try FireRule(trigger: .place(place))
-        #expect(rule.occurrence(0, systemZone: .gmt) == nil)
+        #expect(rule.occurrence(0, systemZone: .utc) == nil)
     }
 }

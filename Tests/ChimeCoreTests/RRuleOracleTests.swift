@@ -36,11 +36,11 @@ struct RRuleOracleTests {
     }
 
     private func agree(_ cases: [OracleCase], about name: String) throws {
-        var built: [(FireRule, TimeZone)] = []
+        var built: [(FireRule, Zone)] = []
         var lines: [String] = []
         for item in cases {
             var rule = try zoned(item.zone, item.start, item.rrule)
-            let zone = try #require(TimeZone(identifier: item.zone))
+            let zone = try #require(Zone(identifier: item.zone))
             rule.skipped = Set(item.skipped.compactMap { rule.wallClock(ofOccurrence: $0, systemZone: zone) })
             let exdates = rule.skipped.sorted().map(\.description).joined(separator: ",")
             lines.append("\(item.zone)|\(item.start)|\(item.rrule)|\(exdates)")

@@ -4,7 +4,7 @@ import Testing
 
 /// When a snoozed notification comes back: `chime snooze`'s WHEN and the config's `Snooze=`.
 struct SnoozeTimeTests {
-    static let zone = TimeZone(identifier: "Europe/Berlin")!
+    static let zone = Zone(identifier: "Europe/Berlin")!
     /// Wed 2026-11-25 14:00 in Berlin.
     static let now = Date(timeIntervalSince1970: 1_795_611_600)
 

@@ -7,7 +7,7 @@ import Testing
 private let now = instant("2026-11-22T10:00:00+01:00")
 
 private func parser(_ order: WhenParser.DateOrder? = .monthFirst, at date: Date = now) throws -> WhenParser {
-    WhenParser(now: date, systemZone: try #require(TimeZone(identifier: "Europe/Berlin")), dateOrder: order)
+    WhenParser(now: date, systemZone: try #require(Zone(identifier: "Europe/Berlin")), dateOrder: order)
 }
 
 private func local(_ text: String) -> LocalDateTime {
@@ -83,7 +83,7 @@ struct WhenFormsTests {
     }
 
     @Test func daysKeepTheClockAcrossDSTAndHoursKeepElapsedTime() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         // 14:37 in summer time, four weeks before the clocks go back on 25 October.
         let october = try parser(at: instant("2026-10-10T14:37:00+02:00"))
         #expect(try october.trigger("in 4 weeks") == .floating(local("2026-11-07T14:37")))

@@ -6,7 +6,7 @@ import Testing
 private let now = instant("2026-11-22T10:00:00+01:00")
 
 private func parser() throws -> WhenParser {
-    WhenParser(now: now, systemZone: try #require(TimeZone(identifier: "Europe/Berlin")))
+    WhenParser(now: now, systemZone: try #require(Zone(identifier: "Europe/Berlin")))
 }
 
 private func local(_ text: String) -> LocalDateTime {
@@ -97,7 +97,7 @@ struct WhenParserTests {
 
     @Test func aSkippedTimeTodayIsStillAhead() throws {
         // 01:00 on Berlin's spring-forward night: 02:30 does not exist, but its alarm (03:30) is ahead.
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let early = WhenParser(now: instant("2026-03-29T01:00:00+01:00"), systemZone: berlin)
         #expect(try early.trigger("2:30") == .floating(local("2026-03-29T02:30")))
         let late = WhenParser(now: instant("2026-03-29T03:40:00+02:00"), systemZone: berlin)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a notification fires instead of when: a circle on the map (CLRegion) or a
 /// network, and which crossings of its edge count.
@@ -28,7 +28,7 @@ public struct Place: Hashable, Sendable, Codable {
     /// A place; neither `notifyOnEntry` nor `notifyOnExit` means both, as CLRegion does.
     /// Throws when a network name is empty; regions are checked by ``Region/init(latitude:longitude:radius:identifier:)``.
     public init(_ kind: Kind, notifyOnEntry: Bool, notifyOnExit: Bool, triggersOnce: Bool = true) throws(FieldError) {
-        if case .network(let name) = kind, name.trimmingCharacters(in: .whitespaces).isEmpty {
+        if case .network(let name) = kind, name.trimmingSpaces.isEmpty {
             throw FieldError("network.name", "must not be empty: give a connection id or a Wi-Fi SSID.")
         }
         self.kind = kind

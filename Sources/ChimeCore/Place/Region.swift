@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A circle on the Earth (CLCircularRegion): a centre, a radius in metres and a name.
 public struct Region: Hashable, Sendable, Codable {

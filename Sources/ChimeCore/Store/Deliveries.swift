@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One occurrence that came due and has not reached the screen yet, as the store keeps it.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One thing that happened to a notification, as `chime log` shows it.
 ///

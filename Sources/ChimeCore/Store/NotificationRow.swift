@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A notification as a row of the `notification` table and back.
 extension Store {

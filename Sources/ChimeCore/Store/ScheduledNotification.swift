@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A notification in the schedule: what it shows, when it fires, and what has happened.
 public struct ScheduledNotification: Equatable, Sendable {

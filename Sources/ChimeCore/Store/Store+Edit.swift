@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Changing a scheduled notification in place (`Update`).
 extension Store {

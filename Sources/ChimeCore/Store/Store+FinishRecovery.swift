@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,7 +63,7 @@ extension Store {
         guard access(backupURL.path, R_OK) == 0 else { return 0 }
         let backup = try Database(path: backupURL.path, readOnly: true)
         defer { backup.close() }
-        let zone = TimeZone.current
+        let zone = Zone.current
         var found: [ScheduledNotification] = []
         for (id, due) in lost {
             guard let row = try? Row.fetchOne(backup, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The bounded history of what happened to notifications (`chime log`).
 extension Store {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Notifications that fire at a place: read at start, and where the user is, kept.
 extension Store {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reading a damaged file row by row: a damaged page costs the rows on it, never the rest.
 extension Store {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 internal import CSQLite
 
 /// The schedule: adding, firing, completing and cancelling notifications, and reading them.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The SQLite file: how it is opened, and the migrations that bring any older one up to date.
 extension Store {

@@ -1,32 +1,28 @@
-import Foundation
-
 /// Month and year steps on a wall-clock time, in a rule's calendar; the time of day is kept.
 ///
-/// Two calendars are counted here rather than by Foundation, where it is wrong:
+/// Two calendars are counted here rather than by ICU (as Foundation does), where it is wrong:
 /// - the Gregorian family (`gregorian`, `iso8601`, and `buddhist`, `japanese` and
 ///   `republicOfChina`, which differ from it only in how years are numbered) is proleptic,
-///   as RFC 5545 and Python's `datetime` are: Foundation's switches to the Julian calendar
+///   as RFC 5545 and Python's `datetime` are: ICU's switches to the Julian calendar
 ///   before 1582-10-15, so a monthly repeat started there would drift by ten days;
-/// - `hebrew`, whose year lengths Foundation gets wrong (``HebrewDate``).
+/// - `hebrew`, whose year lengths Foundation's ICU got wrong (``HebrewDate``).
 enum CalendarSteps {
     case gregorian
     case hebrew
-    /// Any other calendar, set to UTC so that it does plain wall-clock arithmetic.
-    case foundation(Calendar)
+    /// Any other calendar, by its CLDR name: counted by the system's ICU in UTC, so that
+    /// it does plain wall-clock arithmetic (``ICUCalendar``).
+    case icu(String)
 
-    init(_ identifier: Calendar.Identifier) {
-        switch identifier {
-        case .gregorian, .iso8601, .buddhist, .japanese, .republicOfChina: self = .gregorian
-        case .hebrew: self = .hebrew
-        default:
-            var calendar = Calendar(identifier: identifier)
-            calendar.timeZone = .gmt
-            self = .foundation(calendar)
+    init(_ calendar: (name: String, cldr: String)) {
+        switch calendar.name {
+        case "gregorian", "iso8601", "buddhist", "japanese", "republicOfChina": self = .gregorian
+        case "hebrew": self = .hebrew
+        default: self = .icu(calendar.cldr)
         }
     }
 
     /// `local` moved `steps` months (or years, when `years`); a day the target month lacks
-    /// becomes its last day. Nil when Foundation cannot say.
+    /// becomes its last day. Nil when ICU cannot say (or cannot be loaded).
     func adding(_ steps: Int, years: Bool, to local: LocalDateTime) -> LocalDateTime? {
         let timeOfDay = local.hour * 3_600 + local.minute * 60 + local.second
         switch self {
@@ -41,9 +37,9 @@ enum CalendarSteps {
             let date = HebrewDate(days: local.days)
             let moved = years ? date.adding(years: steps) : date.adding(months: steps)
             return LocalDateTime(secondsAsUTC: moved.days * 86_400 + timeOfDay)
-        case .foundation(let calendar):
-            guard let date = calendar.date(byAdding: years ? .year : .month, value: steps, to: Self.date(local)) else { return nil }
-            return LocalDateTime(secondsAsUTC: Int(date.timeIntervalSince1970.rounded(.down)))
+        case .icu(let calendar):
+            return ICUCalendar.adding(steps, years: years, toSecondsAsUTC: local.secondsAsUTC, calendar: calendar)
+                .map(LocalDateTime.init(secondsAsUTC:))
         }
     }
 
@@ -56,14 +52,9 @@ enum CalendarSteps {
         case .hebrew:
             let from = HebrewDate(days: start.days), to = HebrewDate(days: end.days)
             return years ? to.year - from.year : to.monthIndex - from.monthIndex
-        case .foundation(let calendar):
-            let component: Calendar.Component = years ? .year : .month
-            return calendar.dateComponents([component], from: Self.date(start), to: Self.date(end)).value(for: component) ?? 0
+        case .icu(let calendar):
+            return ICUCalendar.count(years: years, from: start.secondsAsUTC, to: end.secondsAsUTC, calendar: calendar) ?? 0
         }
-    }
-
-    private static func date(_ local: LocalDateTime) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC))
     }
 }
 

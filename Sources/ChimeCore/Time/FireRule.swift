@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When a notification fires: the first occurrence and how it repeats.
 ///
@@ -34,7 +34,7 @@ public struct FireRule: Hashable, Sendable {
     public var trigger: Trigger
     /// How it repeats; nil fires once.
     public var recurrence: Recurrence?
-    /// A Foundation calendar identifier's name, such as `gregorian` or `hebrew`.
+    /// The calendar's Swift name (``calendars``), such as `gregorian` or `hebrew`.
     public var calendar: String
     /// The occurrences skipped without ending the series (RFC 5545 EXDATE), as wall-clock
     /// times on the rule's own clock (UTC for an instant), so that they stay put when the
@@ -46,31 +46,31 @@ public struct FireRule: Hashable, Sendable {
     /// `calendar` may be a Swift name (`islamicCivil`) or a CLDR one (`islamic-civil`), in
     /// any case; the rule keeps the Swift name.
     public init(trigger: Trigger, recurrence: Recurrence? = nil, calendar: String = "gregorian") throws(FieldError) {
-        guard let identifier = Self.calendarIdentifier(named: calendar) else {
+        guard let entry = Self.calendarEntry(named: calendar) else {
             let names = Self.calendars.map(\.name).joined(separator: ", ")
             throw FieldError("calendar", "'\(calendar)' is not a known calendar; use one of \(names).")
         }
         switch trigger {
         case .absolute(let date):
-            if let problem = LocalDateTime(date, in: .gmt).problem {
+            if let problem = LocalDateTime(date, in: .utc).problem {
                 throw FieldError("at", "\(date.timeIntervalSince1970) s after 1970 is not a usable instant: \(problem)")
             }
         case .floating(let local):
             try Self.check(local)
         case .zoned(let local, let zone):
-            guard TimeZone(identifier: zone) != nil else { throw FieldError("zone", "'\(zone)' is not a known time zone.") }
+            guard Zone(identifier: zone) != nil else { throw FieldError("zone", "'\(zone)' is not a known time zone.") }
             try Self.check(local)
         case .place:
             // A crossing fires it, not the calendar (regionTriggersOnce says how often).
             if recurrence != nil { throw FieldError("repeat", "applies to dates; a place fires at its crossings.") }
         }
         // Days of a week or month are counted on the proleptic Gregorian calendar, as RFC 5545 does.
-        if recurrence?.days.isEmpty == false, ![.gregorian, .iso8601].contains(identifier) {
+        if recurrence?.days.isEmpty == false, !["gregorian", "iso8601"].contains(entry.name) {
             throw FieldError("on", "applies to the gregorian calendar only, not \(calendar).")
         }
         self.trigger = trigger
         self.recurrence = recurrence
-        self.calendar = Self.calendars.first { $0.identifier == identifier }?.name ?? calendar
+        self.calendar = entry.name
     }
 
     private static func check(_ local: LocalDateTime) throws(FieldError) {
@@ -82,12 +82,12 @@ public struct FireRule: Hashable, Sendable {
     /// The n-th occurrence (0 = the first), as an instant, in `systemZone` for floating triggers.
     ///
     /// Nil for a negative `n`, past the first for a one-shot, or beyond the year 9999.
-    public func occurrence(_ n: Int, systemZone: TimeZone) -> Date? {
+    public func occurrence(_ n: Int, systemZone: Zone) -> Date? {
         frame(systemZone)?.occurrence(n)
     }
 
     /// The first occurrence strictly after `instant` (nil when a one-shot is past).
-    public func nextOccurrence(after instant: Date, systemZone: TimeZone) -> Date? {
+    public func nextOccurrence(after instant: Date, systemZone: Zone) -> Date? {
         frame(systemZone).flatMap { unskipped($0.firstOccurrence(from: instant, inclusive: false), $0) }?.date
     }
 
@@ -95,17 +95,17 @@ public struct FireRule: Hashable, Sendable {
     ///
     /// The search starts from an estimate made on the wall clock, so its cost does not grow
     /// with the number of occurrences already past.
-    public func firstOccurrence(onOrAfter instant: Date, systemZone: TimeZone) -> (index: Int, date: Date)? {
+    public func firstOccurrence(onOrAfter instant: Date, systemZone: Zone) -> (index: Int, date: Date)? {
         frame(systemZone).flatMap { unskipped($0.firstOccurrence(from: instant, inclusive: true), $0) }
     }
 
     /// The n-th occurrence's wall-clock time on the rule's own clock, as ``skipped`` holds it.
-    public func wallClock(ofOccurrence n: Int, systemZone: TimeZone) -> LocalDateTime? {
+    public func wallClock(ofOccurrence n: Int, systemZone: Zone) -> LocalDateTime? {
         frame(systemZone)?.local(n)
     }
 
     /// The instants of the skipped occurrences, earliest first.
-    public func skippedInstants(systemZone: TimeZone) -> [Date] {
+    public func skippedInstants(systemZone: Zone) -> [Date] {
         guard let frame = frame(systemZone) else { return [] }
         return skipped.sorted().map(frame.instant)
     }
@@ -126,7 +126,7 @@ public struct FireRule: Hashable, Sendable {
     }
 
     /// The next `count` occurrences at or after `instant` that are not skipped, with their indexes.
-    public func upcomingOccurrences(from instant: Date, count: Int, systemZone: TimeZone) -> [(index: Int, date: Date)] {
+    public func upcomingOccurrences(from instant: Date, count: Int, systemZone: Zone) -> [(index: Int, date: Date)] {
         guard count > 0, let frame = frame(systemZone),
               var (n, date) = unskipped(frame.firstOccurrence(from: instant, inclusive: true), frame)
         else { return [] }
@@ -145,13 +145,13 @@ public struct FireRule: Hashable, Sendable {
 
     /// The next `count` fire times at or after `instant`, each later than the one before
     /// (occurrences that share an instant fire once).
-    public func upcoming(from instant: Date, count: Int, systemZone: TimeZone) -> [Date] {
+    public func upcoming(from instant: Date, count: Int, systemZone: Zone) -> [Date] {
         upcomingOccurrences(from: instant, count: count, systemZone: systemZone).map(\.date)
     }
 
-    private func frame(_ systemZone: TimeZone) -> Frame? {
-        guard let identifier = Self.calendarIdentifier(named: calendar) else { return nil }
-        let calendarSteps = CalendarSteps(identifier)
+    private func frame(_ systemZone: Zone) -> Frame? {
+        guard let entry = Self.calendarEntry(named: calendar) else { return nil }
+        let calendarSteps = CalendarSteps(entry)
         switch trigger {
         case .absolute(let date):
             let whole = LocalDateTime.wholeSeconds(date)
@@ -162,7 +162,7 @@ public struct FireRule: Hashable, Sendable {
         case .floating(let local):
             return Frame(start: local, zone: systemZone, fraction: 0, recurrence: recurrence, calendar: calendarSteps)
         case .zoned(let local, let zone):
-            guard let zone = TimeZone(identifier: zone) else { return nil }
+            guard let zone = Zone(identifier: zone) else { return nil }
             return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: calendarSteps)
         case .place:
             return nil
@@ -171,20 +171,30 @@ public struct FireRule: Hashable, Sendable {
 
     // MARK: - Calendars
 
-    /// The calendars a rule may name, by their Swift names.
+    /// The calendars a rule may name: by their Swift names (as Foundation's
+    /// `Calendar.Identifier` spells them, and as rules are stored) and their CLDR names,
+    /// which are also ICU's `@calendar=` keywords.
     ///
     /// The regional Indian calendars Foundation added in 2025 (`bangla`, `gujarati`, `tamil`,
-    /// `vikram`, …) are left out: on Linux, adding a month to a date in them returns the same
+    /// `vikram`, …) are left out: on Linux, adding a month to a date in them returned the same
     /// date, so a monthly repeat would never advance. So are `vietnamese` and
-    /// `ethiopicAmeteAlem`: swift-foundation 6.3 on Linux gives the Gregorian year, month and
-    /// day for them (``retiredCalendars``).
-    public static let calendars: [(name: String, identifier: Calendar.Identifier)] = [
-        ("gregorian", .gregorian), ("iso8601", .iso8601), ("buddhist", .buddhist), ("chinese", .chinese),
-        ("coptic", .coptic), ("dangi", .dangi), ("ethiopicAmeteMihret", .ethiopicAmeteMihret), ("hebrew", .hebrew),
-        ("indian", .indian), ("islamic", .islamic), ("islamicCivil", .islamicCivil), ("islamicTabular", .islamicTabular),
-        ("islamicUmmAlQura", .islamicUmmAlQura), ("japanese", .japanese), ("persian", .persian),
-        ("republicOfChina", .republicOfChina),
+    /// `ethiopicAmeteAlem`, which acted as Gregorian (``retiredCalendars``).
+    public static let calendars: [(name: String, cldr: String)] = [
+        ("gregorian", "gregorian"), ("iso8601", "iso8601"), ("buddhist", "buddhist"), ("chinese", "chinese"),
+        ("coptic", "coptic"), ("dangi", "dangi"), ("ethiopicAmeteMihret", "ethiopic"), ("hebrew", "hebrew"),
+        ("indian", "indian"), ("islamic", "islamic"), ("islamicCivil", "islamic-civil"), ("islamicTabular", "islamic-tbla"),
+        ("islamicUmmAlQura", "islamic-umalqura"), ("japanese", "japanese"), ("persian", "persian"),
+        ("republicOfChina", "roc"),
     ]
+
+    /// Refuses a repeat in a calendar the system's ICU counts when ICU cannot be loaded:
+    /// the rule would have no occurrence after its first. Checked where rules are made,
+    /// not where they are read back, so that a stored rule is never dropped for it.
+    public func checkCalendarIsCounted() throws(FieldError) {
+        guard recurrence != nil, let entry = Self.calendarEntry(named: calendar), case .icu = CalendarSteps(entry),
+              let failure = ICUCalendar.loadFailure else { return }
+        throw FieldError("calendar", "'\(calendar)' is counted by the system's ICU library, which cannot be loaded: \(failure).")
+    }
 
     /// Calendars earlier versions accepted that acted as Gregorian, by their stored names: a
     /// rule stored with one keeps firing as it did, on the Gregorian calendar.
@@ -196,11 +206,11 @@ public struct FireRule: Hashable, Sendable {
     }
 
     /// The calendar a name stands for: its Swift name or its CLDR name (`islamic-civil`,
-    /// `ethioaa`, `roc`), in any case.
-    public static func calendarIdentifier(named name: String) -> Calendar.Identifier? {
+    /// `roc`), in any case.
+    public static func calendarEntry(named name: String) -> (name: String, cldr: String)? {
         func folded(_ text: String) -> String { text.lowercased().filter { $0 != "-" && $0 != "_" } }
         let wanted = folded(name)
-        return calendars.first { folded($0.name) == wanted || folded("\($0.identifier)") == wanted }?.identifier
+        return calendars.first { folded($0.name) == wanted || folded($0.cldr) == wanted }
     }
 }
 
@@ -209,7 +219,7 @@ private struct Frame {
     /// The first occurrence on the frame's wall clock.
     let start: LocalDateTime
     /// The zone the wall clock is read in; nil for UTC, which has neither gaps nor overlaps.
-    let zone: TimeZone?
+    let zone: Zone?
     /// The fraction of a second an absolute trigger carries past its whole second.
     let fraction: TimeInterval
     let recurrence: Recurrence?
@@ -305,7 +315,7 @@ private struct Frame {
     /// between the two on the wall clock.
     private func estimate(_ instant: Date) -> Int {
         guard let recurrence else { return 0 }
-        let target = LocalDateTime(instant, in: zone ?? .gmt)
+        let target = LocalDateTime(instant, in: zone ?? .utc)
         guard target > start else { return 0 }
         let units: Int
         if let unit = recurrence.unit.fixedSeconds {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Wall-clock date and time without a zone.
 ///
@@ -142,7 +142,7 @@ public struct LocalDateTime: Hashable, Sendable, Comparable, CustomStringConvert
     // MARK: - Zones
 
     /// The wall-clock time an instant shows in `zone` (fractions of a second are dropped).
-    public init(_ date: Date, in zone: TimeZone) {
+    public init(_ date: Date, in zone: Zone) {
         self.init(secondsAsUTC: Self.wholeSeconds(date) + zone.secondsFromGMT(for: date))
     }
 
@@ -164,13 +164,13 @@ public struct LocalDateTime: Hashable, Sendable, Comparable, CustomStringConvert
     ///
     /// `Calendar.date(from:)` is not used: its repeated-time policy is ignored in some
     /// Foundation versions.
-    public func date(in zone: TimeZone) -> Date {
+    public func date(in zone: Zone) -> Date {
         Date(timeIntervalSince1970: TimeInterval(resolve(in: zone).instant))
     }
 
     /// Where this wall-clock time falls in `zone`: its instant, and, inside a gap, the
     /// instant at which the clocks jumped.
-    func resolve(in zone: TimeZone) -> (instant: Int, gapEnd: Int?) {
+    func resolve(in zone: Zone) -> (instant: Int, gapEnd: Int?) {
         let local = secondsAsUTC
         let before = Self.offset(zone, local - 86_400)
         let after = Self.offset(zone, local + 86_400)
@@ -192,8 +192,8 @@ public struct LocalDateTime: Hashable, Sendable, Comparable, CustomStringConvert
         return (local - before, high)
     }
 
-    static func offset(_ zone: TimeZone, _ seconds: Int) -> Int {
-        zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    static func offset(_ zone: Zone, _ seconds: Int) -> Int {
+        zone.secondsFromGMT(at: seconds)
     }
 
     // MARK: - Text
@@ -221,5 +221,12 @@ extension Int {
 
     func floorModulo(_ divisor: Int) -> Int {
         self - floorDivided(by: divisor) * divisor
+    }
+}
+
+extension Zone {
+    /// The offset from UTC in force at `date` (fractions of a second are dropped).
+    public func secondsFromGMT(for date: Date) -> Int {
+        secondsFromGMT(at: LocalDateTime.wholeSeconds(date))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What to do about a notification whose time has come, possibly while the machine was off
 /// or asleep.
@@ -27,7 +27,7 @@ public enum MissedFire {
 
     /// Decides about `due`, the earliest unfired occurrence of `rule`, at `now`.
     public static func decide(
-        rule: FireRule, due: Date, now: Date, lateLimit: TimeInterval?, systemZone: TimeZone
+        rule: FireRule, due: Date, now: Date, lateLimit: TimeInterval?, systemZone: Zone
     ) -> Decision {
         guard due <= now else { return .wait(until: due) }
         var latest = due

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A calendar unit a notification repeats by.
 public enum RepeatUnit: String, CaseIterable, Sendable {

@@ -69,7 +69,3 @@ public enum RepeatDay: Hashable, Sendable {
     /// 0 for Monday through 6 for Sunday, of a day counted from 1970-01-01 (a Thursday).
     static func mondayIndex(_ day: Int) -> Int { (day + 3).floorModulo(7) }
 }
-
-extension StringProtocol {
-    var trimmingSpaces: String { String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
-}

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When a notification first fires: an instant, a wall-clock time read in a zone, or
 /// on reaching or leaving a place.
@@ -24,11 +24,11 @@ public enum Trigger: Hashable, Sendable {
 
     /// The instant it names, its wall-clock time read in its zone (the system's for a
     /// floating one); nil for a place, or a zone this system does not know.
-    public func instant(systemZone: TimeZone) -> Date? {
+    public func instant(systemZone: Zone) -> Date? {
         switch self {
         case .absolute(let date): date
         case .floating(let local): local.date(in: systemZone)
-        case .zoned(let local, let zone): TimeZone(identifier: zone).map { local.date(in: $0) }
+        case .zoned(let local, let zone): Zone(identifier: zone).map { local.date(in: $0) }
         case .place: nil
         }
     }

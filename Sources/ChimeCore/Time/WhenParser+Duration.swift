@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension WhenParser {
     /// Reads a length of time: `20m`, `1h30m`, `1h 30m`, `90s`, `2d`, `1w`, `20 minutes`.
@@ -6,7 +6,7 @@ extension WhenParser {
     /// Whole numbers, each with a unit (s, m, h, d, w or their words); the parts add up.
     /// The result must be longer than zero and at most 100 years. Errors name `field`.
     public static func duration(_ text: String, field: String) throws(FieldError) -> TimeInterval {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         let usage = "use 20m, 1h30m, 90s, 2d or 1w"
         guard !trimmed.isEmpty else { throw FieldError(field, "a duration must not be empty; \(usage).") }
         if trimmed.hasPrefix("-") || trimmed.hasPrefix("−") {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `in 2 days`, `now + 1 hour`, `noon + 3 days`: a time some units after now or after a day.
 extension WhenReader {

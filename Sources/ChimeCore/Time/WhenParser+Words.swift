@@ -26,7 +26,7 @@ extension WhenReader {
             words[joined...joined] = [String(words[joined][..<sign]), String(words[joined][sign...])]
         }
         if let plus = words.firstIndex(where: { $0 == "+" || ($0.hasPrefix("+") && $0.dropFirst().first?.isASCIIDigit == true) }) {
-            let amount = ([String(words[plus].dropFirst())] + words[(plus + 1)...]).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+            let amount = ([String(words[plus].dropFirst())] + words[(plus + 1)...]).joined(separator: " ").trimmingSpaces
             guard !amount.isEmpty else { throw FieldError("at", "'\(input)' needs a duration after '+', as in 'now + 1 hour'.") }
             let base = Array(words[..<plus])
             if base.isEmpty || base == ["now"] { return try later(from: nil, by: amount) }

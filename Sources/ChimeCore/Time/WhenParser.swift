@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Parses the times people and scripts write.
 ///
@@ -41,12 +42,12 @@ public struct WhenParser: Sendable {
     /// The instant relative forms (`in 20m`, `today`, `15:00`) count from.
     public var now: Date
     /// The zone whose wall clock says what "today" and "still ahead" are, when no zone is given.
-    public var systemZone: TimeZone
+    public var systemZone: Zone
     /// How `12/24` is read; nil refuses slashed dates with a suggestion.
     public var dateOrder: DateOrder?
 
     /// A parser that reads times as of `now` in `systemZone`, numeric dates in `dateOrder`.
-    public init(now: Date, systemZone: TimeZone, dateOrder: DateOrder? = DateOrder.locale) {
+    public init(now: Date, systemZone: Zone, dateOrder: DateOrder? = DateOrder.locale) {
         self.now = now
         self.systemZone = systemZone
         self.dateOrder = dateOrder
@@ -62,16 +63,16 @@ public struct WhenParser: Sendable {
             clockZone = known
             zoneName = name
         }
-        let input = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let input = text.trimmingSpaces
         let reader = WhenReader(input: input, now: now, clockZone: clockZone, zoneName: zoneName, dateOrder: dateOrder)
         return try reader.trigger()
     }
 
     /// The zone `name` names, found case-insensitively (`europe/paris`), with its usual spelling.
-    static func zone(named name: String) -> (String, TimeZone)? {
-        let known = TimeZone.knownTimeZoneIdentifiers
+    static func zone(named name: String) -> (String, Zone)? {
+        let known = Zone.knownIdentifiers
         let spelled = known.contains(name) ? name : known.first { $0.lowercased() == name.lowercased() } ?? name
-        guard !spelled.isEmpty, let zone = TimeZone(identifier: spelled) else { return nil }
+        guard !spelled.isEmpty, let zone = Zone(identifier: spelled) else { return nil }
         return (spelled, zone)
     }
 }
@@ -80,7 +81,7 @@ public struct WhenParser: Sendable {
 struct WhenReader {
     let input: String
     let now: Date
-    let clockZone: TimeZone
+    let clockZone: Zone
     /// The zone wall-clock forms are pinned to; nil leaves them floating.
     let zoneName: String?
     let dateOrder: WhenParser.DateOrder?
@@ -89,7 +90,7 @@ struct WhenReader {
         guard !input.isEmpty else { throw FieldError("at", "must not be empty; \(Self.usage).") }
         let lower = input.lowercased()
         if lower == "in" || lower.hasPrefix("in ") || lower.hasPrefix("in\t") {
-            let rest = input.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            let rest = input.dropFirst(2).trimmingSpaces
             guard !rest.isEmpty else { throw FieldError("at", "'\(input)' needs a duration, as in 'in 20m'.") }
             return try later(from: nil, by: rest)
         }

@@ -1,0 +1,70 @@
+@testable import ChimeCore
+import Foundation
+import Testing
+
+struct ZoneTests {
+    private func zone(_ identifier: String) throws -> Zone {
+        try #require(Zone(identifier: identifier))
+    }
+
+    /// Each change of offset, to the second: the offset before it and from it on.
+    @Test(arguments: [
+        ("Europe/Berlin", 1_774_746_000, 3_600, 7_200),  // 2026-03-29 01:00 UTC
+        ("America/New_York", 1_772_953_200, -18_000, -14_400),  // 2026-03-08 07:00 UTC, 02:00 local
+        ("America/New_York", 1_793_512_800, -14_400, -18_000),  // 2026-11-01 06:00 UTC
+        // Lord Howe Island moves by half an hour.
+        ("Australia/Lord_Howe", 1_775_314_800, 39_600, 37_800),  // 2026-04-04 15:00 UTC
+        ("Australia/Lord_Howe", 1_791_041_400, 37_800, 39_600),  // 2026-10-03 15:30 UTC
+        // Samoa crossed the date line: 2011-12-29 23:59:59 was followed by 2011-12-31 00:00:00.
+        ("Pacific/Apia", 1_325_239_200, -36_000, 50_400),
+        // Files list transitions until about 2037; later ones come from the POSIX TZ footer.
+        ("Europe/Berlin", 4_109_878_800, 3_600, 7_200),  // 2100-03-28 01:00 UTC
+        ("Europe/Berlin", 4_128_627_600, 7_200, 3_600),  // 2100-10-31 01:00 UTC
+    ])
+    func offsetsChangeToTheSecond(name: String, change: Int, before: Int, after: Int) throws {
+        let zone = try zone(name)
+        #expect(zone.secondsFromGMT(at: change - 1) == before)
+        #expect(zone.secondsFromGMT(at: change) == after)
+    }
+
+    @Test func kolkataHasNoDST() throws {
+        let kolkata = try zone("Asia/Kolkata")
+        for instant in [0, 1_767_225_600, 1_782_864_000, 4_102_444_800] {  // 1970, 2026-01, 2026-07, 2100
+            #expect(kolkata.secondsFromGMT(at: instant) == 19_800)
+        }
+    }
+
+    @Test(arguments: ["../etc/passwd", "", "/etc/localtime", "Not/AZone"])
+    func refusesIdentifier(_ identifier: String) {
+        #expect(Zone(identifier: identifier) == nil)
+    }
+
+    @Test func refusesGarbageAndTruncatedFiles() throws {
+        let realFile = try #require(FileManager.default.contents(atPath: "/usr/share/zoneinfo/Europe/Berlin"))
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ZoneTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("not a time zone file\n".utf8).write(to: folder.appendingPathComponent("Garbage"))
+        try realFile.prefix(realFile.count / 2).write(to: folder.appendingPathComponent("Truncated"))
+        try realFile.write(to: folder.appendingPathComponent("Intact"))
+
+        // The intact copy proves the folder is really being read.
+        #expect(Zone(identifier: "Intact", in: folder.path) != nil)
+        #expect(Zone(identifier: "Garbage", in: folder.path) == nil)
+        #expect(Zone(identifier: "Truncated", in: folder.path) == nil)
+    }
+
+    @Test func equalityIsByIdentifier() throws {
+        #expect(try zone("UTC") == Zone.utc)
+        #expect(try zone("Europe/Berlin") != zone("Europe/Paris"))
+        #expect(Zone.utc.secondsFromGMT(at: 1_782_864_000) == 0)
+    }
+
+    @Test func knownIdentifiersAreSortedAndIncludeCommonZones() throws {
+        let identifiers = Zone.knownIdentifiers
+        #expect(identifiers == identifiers.sorted())
+        #expect(identifiers.contains("Europe/Berlin"))
+        #expect(identifiers.contains("UTC"))
+    }
+}
