@@ -27,6 +27,41 @@ struct ZoneTests {
         #expect(zone.secondsFromGMT(at: change) == after)
     }
 
+    /// TZ as glibc reads it: a zone's name (with or without the `:`), a path, a POSIX rule.
+    @Test(arguments: [
+        ("Europe/Berlin", "Europe/Berlin", 3_600),
+        (":Asia/Kolkata", "Asia/Kolkata", 19_800),
+        ("/usr/share/zoneinfo/Australia/Lord_Howe", "Australia/Lord_Howe", 39_600),
+        ("EST5EDT,M3.2.0,M11.1.0", "EST5EDT,M3.2.0,M11.1.0", -18_000),
+        ("<+0330>-3:30", "<+0330>-3:30", 12_600),
+        ("", "UTC", 0),
+    ])
+    func theSystemZoneFollowsTZ(value: String, identifier: String, offsetOnNewYearsDay2026: Int) {
+        let zone = SystemZone.fromTZVariable(value)
+        #expect(zone.identifier == identifier)
+        #expect(zone.secondsFromGMT(at: 1_767_225_600) == offsetOnNewYearsDay2026)
+    }
+
+    /// /etc/localtime is named by its link into a zone folder, else by Debian's
+    /// /etc/timezone, else "localtime"; a file that is no zone is none.
+    @Test func theSystemZoneIsNamedByItsLinkOrByDebiansFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ZoneTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let link = folder.appendingPathComponent("link").path, posix = folder.appendingPathComponent("posix").path
+        let copy = folder.appendingPathComponent("copy").path, name = folder.appendingPathComponent("timezone").path
+        let none = folder.appendingPathComponent("none").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        try FileManager.default.createSymbolicLink(atPath: posix, withDestinationPath: "/usr/share/zoneinfo/posix/Europe/Paris")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: copy)
+        try "Asia/Tokyo\n".write(toFile: name, atomically: true, encoding: .utf8)
+        #expect(SystemZone.fromLocaltime(at: link, namePath: name)?.identifier == "Europe/Berlin")
+        #expect(SystemZone.fromLocaltime(at: posix, namePath: none)?.identifier == "Europe/Paris")
+        #expect(SystemZone.fromLocaltime(at: copy, namePath: name)?.identifier == "Asia/Tokyo")
+        #expect(SystemZone.fromLocaltime(at: copy, namePath: none)?.identifier == "localtime")
+        #expect(SystemZone.fromLocaltime(at: name, namePath: none) == nil)
+    }
+
     @Test func kolkataHasNoDST() throws {
         let kolkata = try zone("Asia/Kolkata")
         for instant in [0, 1_767_225_600, 1_782_864_000, 4_102_444_800] {  // 1970, 2026-01, 2026-07, 2100
