@@ -95,7 +95,7 @@ let package = Package(
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),
-        // make bench's floor with chimed's libraries: a trivial service that links Foundation
+        // make bench's floor with chimed's libraries: a trivial service that links FoundationEssentials
         // and opens an SQLite store first.
         .executableTarget(
             name: "chime-store-floor",

@@ -95,7 +95,7 @@ for flag in $(pkg-config --cflags dbus-1); do swift_floor_flags+=(-Xcc "$flag");
 trivial_c=io.github.chime.bench.TrivialC
 trivial_swift=io.github.chime.bench.TrivialSwift
 trivial_python=io.github.chime.bench.TrivialPython
-# The Swift floor with the store's library (GRDB), built by SwiftPM beside chimed.
+# The Swift floor with chimed's libraries (FoundationEssentials, SQLite), built by SwiftPM beside chimed.
 store_swift=io.github.chime.bench.StoreSwift
 printf '[D-BUS Service]\nName=%s\nExec=%s %s\n' "$trivial_c" "$CHIME_TMP/trivial-service" "$trivial_c" \
     >"$CHIME_SERVICE_DIR/$trivial_c.service"
@@ -549,7 +549,7 @@ rows = [
     ("first call through activation, median", f"{act:.2f} ms", "target <= 15 ms", f"{act / 15:.2f}"),
     ("", "", f"trivial C service {act_c:.2f} ms", f"{act / act_c:.1f}x C (target <= 2)"),
     ("", "", f"trivial Swift service {act_swift:.2f} ms", f"{act / act_swift:.1f}x Swift; Swift {act_swift / act_c:.1f}x C"),
-    ("", "", f"Swift service, GRDB store {act_store:.2f} ms", f"{act / act_store:.1f}x store floor; it {act_store / act_c:.1f}x C"),
+    ("", "", f"Swift service, FoundationEssentials + SQLite {act_store:.2f} ms", f"{act / act_store:.1f}x store floor; it {act_store / act_c:.1f}x C"),
     ("", "", f"trivial Python service {act_py:.2f} ms", f"{act / act_py:.2f}x Python"),
     (f"schedules/s, 1 client, {r['window']} in flight", f"{chime_rate}/s", f"at {at_rate}/s", f"{chime_rate / at_rate:.1f}x at"),
     ("", "", "target >= 5000/s", f"{chime_rate / 5000:.2f}"),
@@ -602,13 +602,13 @@ rows = [
      f"{int(r['dunst_rss'].split()[0]) / int(r['dunst_rss'].split()[1]):.2f} (target <= 1)"),
     ("", "", f"of it anonymous: chimed {mib(r['dunst_anon'].split()[0]):.1f}, dunst {mib(r['dunst_anon'].split()[1]):.1f} MiB", ""),
     ("", "", f"idle trivial services: C {mib(floor_rss_c):.1f}, Swift {mib(floor_rss_swift):.1f} MiB", ""),
-    ("", "", f"idle Swift service, GRDB store {mib(floor_rss_store):.1f} MiB",
+    ("", "", f"idle Swift service, FoundationEssentials + SQLite {mib(floor_rss_store):.1f} MiB",
      f"{floor_rss_store / int(r['dunst_rss'].split()[1]):.2f} store floor / dunst"),
     ("installed chime + chimed, stripped", f"{sum(map(int, r['sizes'].split()[:2])) / 1e6:.1f} MB",
      f"dunst {int(r['sizes'].split()[2]) / 1e6:.1f} MB; target 12 MB", f"{sum(map(int, r['sizes'].split()[:2])) / 12e6:.2f}"),
     ("", "", f"chime {int(r['sizes'].split()[0]) / 1e6:.1f} MB, chimed {int(r['sizes'].split()[1]) / 1e6:.1f} MB", ""),
     ("", "", f"trivial Swift service {floor_size / 1e6:.1f} MB; two {2 * floor_size / 1e6:.1f} MB", f"{2 * floor_size / 12e6:.2f} two floors / target"),
-    ("", "", f"Swift service, GRDB store {floor_store_size / 1e6:.1f} MB", f"{floor_store_size / 12e6:.2f} store floor / target"),
+    ("", "", f"Swift service, FoundationEssentials + SQLite {floor_store_size / 1e6:.1f} MB", f"{floor_store_size / 12e6:.2f} store floor / target"),
 ]
 for name, value, peer, ratio in rows:
     print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())

@@ -1,11 +1,11 @@
-// The Swift floor with chimed's libraries: trivial-service.swift, but it links Foundation
+// The Swift floor with chimed's libraries: trivial-service.swift, but it links FoundationEssentials
 // as chimed does, and before it owns its name it opens an SQLite file through SQLite's C
 // API as chimed's store does (a busy timeout, WAL with FULL sync) and reads one row.
 // Linked by SwiftPM exactly as chimed is, so its size, memory and start are what those
 // libraries cost any service, before Chime's own work.
 import CDBus
 import CSQLite
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Swift 6 refuses Glibc's `stderr` (a global C variable), so the line goes to fd 2 itself.
@@ -29,8 +29,8 @@ for sql in [
 ] where sqlite3_exec(database, sql, nil, nil, nil) != SQLITE_OK {
     fail("\(arguments[2]): \(String(cString: sqlite3_errmsg(database)))")
 }
-// What chimed's start reads of Foundation: the system's zone and the time.
-_ = TimeZone.current.secondsFromGMT(for: Date())
+// What chimed's start reads of FoundationEssentials: the time.
+_ = Date().timeIntervalSince1970
 var error = DBusError()
 dbus_error_init(&error)
 guard let connection = dbus_bus_get(DBUS_BUS_SESSION, &error) else { fail(String(cString: error.message)) }
