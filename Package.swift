@@ -10,6 +10,20 @@ import PackageDescription
 #error("Chime builds only on Linux: it needs libdbus, GLib and Linux's timerfd, signalfd and pidfd.")
 #endif
 
+// libdbus's headers, where Debian, Ubuntu and Fedora put them: CDBus is declared without
+// pkg-config, whose -ldbus-1 would bind the shared library (see CDBus's module map).
+#if arch(x86_64)
+let multiarch = "x86_64-linux-gnu"
+#elseif arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "unknown"
+#endif
+let dbusHeaders: [SwiftSetting] = [
+    .unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I/usr/lib/\(multiarch)/dbus-1.0/include",
+                  "-Xcc", "-I/usr/lib64/dbus-1.0/include"]),
+]
+
 let package = Package(
     name: "chime",
     products: [
@@ -24,7 +38,6 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CDBus",
-            pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
         // The store's file; through SQLite's C API (ChimeCore's Database).
@@ -52,7 +65,7 @@ let package = Package(
         .target(name: "CGettext"),
         .target(name: "Localization", dependencies: ["CGettext"]),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
-        .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
+        .target(name: "DBus", dependencies: ["CDBus", "EventLoop", "CSystemdStubs"], swiftSettings: dbusHeaders),
         // Without Foundation: chime's start-up does not pay for it.
         .target(name: "JSON"),
         // The D-Bus contract, once: names, methods, signals, keys, errors, limits, version.
@@ -79,32 +92,35 @@ let package = Package(
             name: "chimed",
             dependencies: ["ChimeDaemon", "ChimeAPI", .product(name: "Logging", package: "swift-log")]
         ),
-        // What libdbus-1.a asks of libsystemd, for chime's static link (Debian has no libsystemd.a).
-        .target(name: "CSystemdStubs", cSettings: [.define("CHIME_STATIC_LINK", .when(configuration: .release))]),
+        // What libdbus-1.a asks of libsystemd (Debian has no libsystemd.a).
+        .target(name: "CSystemdStubs"),
         // The release chime is linked fully static, glibc and libdbus-1.a too: it loads no
         // library (import and export go through chimed), and the dynamic loader's work was
-        // most of what each command cost over make bench's Notify floor. Under -static,
-        // pkg-config's -ldbus-1 finds the archive.
+        // most of what each command cost over make bench's Notify floor.
         .executableTarget(
             name: "chime",
             dependencies: [
-                "DBus", "ChimeAPI", "JSON", "Localization", "CSystemdStubs",
+                "DBus", "ChimeAPI", "JSON", "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         // Load generators for scripts/bench.sh; CDBus for the bus monitor, which must only read.
-        .executableTarget(name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench"),
+        .executableTarget(
+            name: "chime-bench", dependencies: ["DBus", "EventLoop", "CDBus", "ChimeAPI"], path: "Benchmarks/chime-bench",
+            swiftSettings: dbusHeaders
+        ),
         // make bench's floor with chimed's libraries: a trivial service that links FoundationEssentials
         // and opens an SQLite store first.
         .executableTarget(
             name: "chime-store-floor",
-            dependencies: ["CDBus", "CSQLite"],
-            path: "Benchmarks/floor/store-service"
+            dependencies: ["CDBus", "CSQLite", "CSystemdStubs"],
+            path: "Benchmarks/floor/store-service",
+            swiftSettings: dbusHeaders
         ),
         // Starts private buses, notification servers and the built binaries for tests.
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"], swiftSettings: dbusHeaders),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "TestSupport"]),

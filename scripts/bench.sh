@@ -76,8 +76,12 @@ CHIME_SERVICE_DIR=$prefix/share/dbus-1/services
     $(pkg-config --cflags --libs dbus-1) || chime_die "compiling the lateness floor program failed"
 # The Swift floors: the same work in Swift, with the static runtime chime and chimed are
 # built with and nothing else. What they cost over C is the language's, not Chime's.
+# They link libdbus-1.so as any program does: CDBus's own module map links the archive.
+mkdir -p "$CHIME_TMP/cdbus"
+cp "$CHIME_ROOT/Sources/CDBus/shim.h" "$CHIME_TMP/cdbus/"
+printf 'module CDBus [system] {\n    header "shim.h"\n    link "dbus-1"\n    export *\n}\n' >"$CHIME_TMP/cdbus/module.modulemap"
 read -r -a swift_floor_flags <<<"${SWIFT_LINKFLAGS:--static-stdlib}"
-swift_floor_flags+=(-O -I "$CHIME_ROOT/Sources/CDBus" -ldbus-1)
+swift_floor_flags+=(-O -I "$CHIME_TMP/cdbus" -ldbus-1)
 for flag in $(pkg-config --cflags dbus-1); do swift_floor_flags+=(-Xcc "$flag"); done
 "${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -o "$CHIME_TMP/trivial-service-swift" \
     "$CHIME_ROOT/Benchmarks/floor/trivial-service.swift" || chime_die "compiling the trivial Swift service failed"
@@ -86,7 +90,7 @@ for flag in $(pkg-config --cflags dbus-1); do swift_floor_flags+=(-Xcc "$flag");
 # The same Notify floor linked fully static (glibc and libdbus-1.a too): nothing for the
 # dynamic loader to do. Beside the one above it tells what loading shared libraries costs
 # a process start (libdbus-1 brings libsystemd and six more), apart from Swift's runtime.
-"${CC:-cc}" -O2 -DCHIME_STATIC_LINK -c -o "$CHIME_TMP/systemd-stubs.o" "$CHIME_ROOT/Sources/CSystemdStubs/systemd-stubs.c" ||
+"${CC:-cc}" -O2 -c -o "$CHIME_TMP/systemd-stubs.o" "$CHIME_ROOT/Sources/CSystemdStubs/systemd-stubs.c" ||
     chime_die "compiling the systemd stubs failed"
 # With -static, -ldbus-1 is libdbus-1.a.
 "${SWIFTC:-swiftc}" "${swift_floor_flags[@]}" -static-executable -Xlinker "$CHIME_TMP/systemd-stubs.o" \

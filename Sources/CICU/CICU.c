@@ -1,6 +1,7 @@
 #include "CICU.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +85,11 @@ static int resolve(void *library, int major)
     return 1;
 }
 
-int chime_icu_available(void)
+// One lock for the handle, the cached calendars and the last error: chimed calls from one
+// thread, but its tests call from many at once, and a UCalendar moved by two is garbage.
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int available(void)
 {
     if (!tried) {
         tried = 1;
@@ -145,7 +150,7 @@ static struct {
 
 static UCalendar *calendar(const char *name)
 {
-    if (!chime_icu_available()) {
+    if (!available()) {
         fail("%s", load_error);
         return NULL;
     }
@@ -210,7 +215,7 @@ static int fieldCode(int field, int32_t *code)
     }
 }
 
-int chime_icu_add(const char *name, int64_t utcSeconds, int field, int32_t amount, int64_t *result)
+static int add(const char *name, int64_t utcSeconds, int field, int32_t amount, int64_t *result)
 {
     call_error[0] = 0;
     int32_t code = 0;
@@ -239,7 +244,7 @@ int chime_icu_add(const char *name, int64_t utcSeconds, int field, int32_t amoun
     return 0;
 }
 
-int chime_icu_difference(const char *name, int64_t from, int64_t to, int field, int32_t *result)
+static int difference(const char *name, int64_t from, int64_t to, int field, int32_t *result)
 {
     call_error[0] = 0;
     int32_t code = 0;
@@ -256,4 +261,28 @@ int chime_icu_difference(const char *name, int64_t from, int64_t to, int field, 
     if (U_FAILURE(status)) return failed("ucal_getFieldDifference", status);
     *result = difference;
     return 0;
+}
+
+int chime_icu_available(void)
+{
+    pthread_mutex_lock(&lock);
+    int result = available();
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
+int chime_icu_add(const char *name, int64_t utcSeconds, int field, int32_t amount, int64_t *result)
+{
+    pthread_mutex_lock(&lock);
+    int status = add(name, utcSeconds, field, amount, result);
+    pthread_mutex_unlock(&lock);
+    return status;
+}
+
+int chime_icu_difference(const char *name, int64_t from, int64_t to, int field, int32_t *result)
+{
+    pthread_mutex_lock(&lock);
+    int status = difference(name, from, to, field, result);
+    pthread_mutex_unlock(&lock);
+    return status;
 }

@@ -147,6 +147,27 @@ struct CalendarStepsTests {
         }
     }
 
+    /// ICU's calendars are cached and moved by each step: steps from many threads at once
+    /// (as tests run) must each get the answer they get alone.
+    @Test func icuStepsFromManyThreadsAtOnceAgreeWithStepsAlone() async throws {
+        let calendars = ["coptic", "chinese", "persian", "islamic-civil", "indian", "dangi"]
+        func steps(_ calendar: String) -> [Int?] {
+            (0..<200).map { ICUCalendar.adding($0 % 25, years: $0 % 2 == 0, toSecondsAsUTC: 1_773_014_400 + $0 * 86_400, calendar: calendar) }
+        }
+        let alone = calendars.map(steps)
+        #expect(alone.allSatisfy { $0.allSatisfy { $0 != nil } }, "ICU: \(ICUCalendar.loadFailure ?? "loaded")")
+        let together = await withTaskGroup(of: (Int, [Int?]).self) { group in
+            for _ in 0..<4 {
+                for (index, calendar) in calendars.enumerated() { group.addTask { (index, steps(calendar)) } }
+            }
+            return await group.reduce(into: [(Int, [Int?])]()) { $0.append($1) }
+        }
+        for (index, result) in together {
+            let differing = zip(result, alone[index]).filter { $0 != $1 }.count
+            #expect(differing == 0, "\(calendars[index]): \(differing) of \(result.count) steps differ")
+        }
+    }
+
     @Test(arguments: ["vietnamese", "ethiopicAmeteAlem", "ethioaa"])
     func calendarsNotOfferedAreRefusedWithTheList(name: String) throws {
         let error = #expect(throws: FieldError.self) {

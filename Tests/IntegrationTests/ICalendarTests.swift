@@ -280,7 +280,8 @@ struct ICalendarTests {
     @Test func chimeIsNotLinkedWithLibical() throws {
         let libraries = try Spawned(["ldd", binDirectory.appendingPathComponent("chime").path],
                                     environment: ProcessInfo.processInfo.environment).finish()
-        #expect(libraries.status == 0 && libraries.stdout.contains("libdbus-1"), "\(libraries)")
+        // The build make test runs is linked shared (but for libdbus's archive): ldd lists its libraries.
+        #expect(libraries.status == 0 && libraries.stdout.contains("libc.so"), "\(libraries)")
         #expect(!libraries.stdout.contains("libical"), "\(libraries)")
     }
 

@@ -8,8 +8,8 @@
 // one system would pin. So CICU.c opens the system's ICU with dlopen the first time such a
 // calendar is used, as CICal opens libical; no ICU header is needed to build it.
 //
-// Not thread-safe: the library handle and one UCalendar per calendar are cached in statics,
-// and every call moves that UCalendar. chimed calls these from one thread.
+// The library handle and one UCalendar per calendar are cached in statics, and every call
+// moves that UCalendar: the calls take one lock. chime_icu_error's text is the last call's.
 
 #include <stdint.h>
 

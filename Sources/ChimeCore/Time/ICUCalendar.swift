@@ -1,7 +1,7 @@
 internal import CICU
 
 /// Month and year steps in the calendars chimed leaves to the system's ICU, opened on the
-/// first use of one of them (see CICU.h). Not thread-safe, as CICU is not.
+/// first use of one of them (see CICU.h).
 enum ICUCalendar {
     /// A wall-clock time, as seconds since 1970 read as UTC, moved `steps` months (or years,
     /// when `years`) in `calendar` (a CLDR name, ICU's `@calendar=` keyword: ICU answers a
