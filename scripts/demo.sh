@@ -55,8 +55,8 @@ else
     [[ -f $service ]] || chime_die "$service is missing: run 'make services' first"
     echo "No desktop notification server here: starting dunst on a private X server and bus."
     # The chimed this bus starts inherits its environment: give it a schedule of its
-    # own, so the demo neither touches nor contends with the user's.
-    export XDG_DATA_HOME=$CHIME_TMP/data
+    # own, and a history, so the demo neither touches nor contends with the user's.
+    export XDG_DATA_HOME=$CHIME_TMP/data XDG_STATE_HOME=$CHIME_TMP/state
     chime_start_bus
     chime_start_x
     chime_start_dunst
