@@ -17,6 +17,13 @@ struct ScriptHomeTests {
         }
         environment["HOME"] = home.path
         environment["CHIME_BIN_DIR"] = binDirectory.path
+        // The activation file `make services` writes, for the chimed under test.
+        let services = try temporaryDirectory("services")
+        defer { try? FileManager.default.removeItem(at: services) }
+        let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
+        try template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
+            .write(to: services.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+        environment["CHIME_SERVICE_DIR"] = services.path
         let demo = try Spawned([packageRoot.appendingPathComponent("scripts/demo.sh").path], environment: environment)
             .finish(timeout: 300)
         #expect(demo.status == 0, "\(demo)")
