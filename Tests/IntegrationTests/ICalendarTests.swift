@@ -118,16 +118,22 @@ struct ICalendarTests {
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("not reachable"), "\(result)")
     }
 
+    /// python-dbusmock posing as chimed, and the call that gives it an ImportICalendarPart;
+    /// the caller adds the reply's signature and the Python that answers.
+    static let impostor = ["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
+                           "/io/github/chime/Chime", "io.github.chime.Scheduler1"]
+    static let addImportICalendarPart = ["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
+                                         "/io/github/chime/Chime", "--method", "org.freedesktop.DBus.Mock.AddMethod", "",
+                                         "ImportICalendarPart", "sau"]
+
     /// A chimed that answers ImportICalendarPart with something its interface does not say
     /// (python-dbusmock posing as it): chime says so in one sentence, and claims nothing.
     @Test func aReplyThatIsNotTheInterfacesIsSaidAndNothingClaimed() throws {
         let session = try TestSession()
-        let impostor = try session.spawn(["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
-                                          "/io/github/chime/Chime", "io.github.chime.Scheduler1"])
+        let impostor = try session.spawn(Self.impostor)
         defer { impostor.stop() }
         try session.waitForName("io.github.chime.Chime")
-        let added = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
-                                     "--method", "org.freedesktop.DBus.Mock.AddMethod", "", "ImportICalendarPart", "sau", "s", "ret = 'imported, honestly'"])
+        let added = try session.run(Self.addImportICalendarPart + ["s", "ret = 'imported, honestly'"])
         #expect(added.status == 0, "\(added)")
         let result = try session.run(["chime", "import", sample("tasks")])
         #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
@@ -139,12 +145,10 @@ struct ICalendarTests {
     /// part's components are named by their lines, and the other parts are imported.
     @Test func aPartRefusedAsInvalidIsNamedByItsLinesAndTheRestImported() throws {
         let session = try TestSession()
-        let impostor = try session.spawn(["/usr/bin/python3", "-m", "dbusmock", "--session", "io.github.chime.Chime",
-                                          "/io/github/chime/Chime", "io.github.chime.Scheduler1"])
+        let impostor = try session.spawn(Self.impostor)
         defer { impostor.stop() }
         try session.waitForName("io.github.chime.Chime")
-        let added = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path", "/io/github/chime/Chime",
-                                     "--method", "org.freedesktop.DBus.Mock.AddMethod", "", "ImportICalendarPart", "sau", "asasas", """
+        let added = try session.run(Self.addImportICalendarPart + ["asasas", """
                                      self.parts = getattr(self, 'parts', 0) + 1
                                      if self.parts == 2: raise dbus.exceptions.DBusException('lines: 9 given for 8 VEVENT and VTODO components.', name='org.freedesktop.DBus.Error.InvalidArgs')
                                      ret = (['part%d' % self.parts], [], [])
