@@ -32,8 +32,8 @@ public final class EventLoop {
     private var watches: [Int: Watch] = [:]
     private var timeouts: [Int: Timeout] = [:]
     private var prepareHooks: [Int: () -> Void] = [:]
+    private var idlers: [Int: Timeout] = [:]
     private var running = false
-
 
     public init() {}
 
@@ -63,6 +63,16 @@ public final class EventLoop {
         return Source(loop: self, id: id)
     }
 
+    /// Calls `handler` once, on the first turn that finds nothing to do: no descriptor
+    /// ready, no timeout due. Work that no caller waits for can so come after what is
+    /// already queued. Should the loop stay busy, it runs `milliseconds` from now anyway.
+    public func idle(atLatestAfterMilliseconds milliseconds: Int, handler: @escaping () -> Void) -> Source {
+        let id = allocateID()
+        let delay = UInt64(max(0, milliseconds)) * 1_000_000
+        idlers[id] = Timeout(deadline: Self.monotonicNow() &+ delay, handler: handler)
+        return Source(loop: self, id: id)
+    }
+
     /// Changes which events an existing watch waits for; an empty set pauses it.
     public func update(_ source: Source, events: Events) {
         watches[source.id]?.events = events
@@ -72,6 +82,7 @@ public final class EventLoop {
         watches[id] = nil
         timeouts[id] = nil
         prepareHooks[id] = nil
+        idlers[id] = nil
     }
 
     private func allocateID() -> Int {
@@ -102,7 +113,7 @@ public final class EventLoop {
         }
         if !running && timeoutMilliseconds == nil { return }
 
-        var wait = nextTimeoutMilliseconds()
+        var wait = idlers.isEmpty ? nextTimeoutMilliseconds() : 0
         if let limit = timeoutMilliseconds {
             wait = wait < 0 ? limit : min(wait, limit)
         }
@@ -116,12 +127,24 @@ public final class EventLoop {
             if code == EINTR { return }
             throw LoopError.poll(errno: code)
         }
-        fireExpiredTimeouts()
+        let fired = fireExpiredTimeouts()
+        runIdlers(all: ready == 0 && !fired)
         guard ready > 0 else { return }
         for (index, id) in ids.enumerated() where fds[index].revents != 0 {
             // A handler may have removed this watch (or closed its descriptor) already.
             guard let watch = watches[id], watch.fd == fds[index].fd else { continue }
             watch.handler(Events(rawValue: fds[index].revents))
+        }
+    }
+
+    /// Runs the idle handlers, or when the loop was busy only those past their deadline.
+    private func runIdlers(all: Bool) {
+        guard !idlers.isEmpty else { return }
+        let now = Self.monotonicNow()
+        let due = idlers.filter { all || $0.value.deadline <= now }.sorted { $0.key < $1.key }
+        for (id, idler) in due where idlers[id] != nil {
+            idlers[id] = nil
+            idler.handler()
         }
     }
 
@@ -133,13 +156,15 @@ public final class EventLoop {
         return Int((earliest - now + 999_999) / 1_000_000)
     }
 
-    private func fireExpiredTimeouts() {
+    /// Runs the timeouts that are due; returns whether there were any.
+    private func fireExpiredTimeouts() -> Bool {
         let now = Self.monotonicNow()
         let due = timeouts.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
         for (id, timeout) in due where timeouts[id] != nil {
             timeouts[id] = nil
             timeout.handler()
         }
+        return !due.isEmpty
     }
 
     /// Nanoseconds on the monotonic clock, the clock of every loop timeout.

@@ -47,6 +47,60 @@ struct EventLoopTests {
         #expect(events.isEmpty)
     }
 
+    @Test func idleWaitsForATurnWithNothingReadyAndRunsOnce() throws {
+        let loop = EventLoop()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        defer { close(fds[0]); close(fds[1]) }
+        var order: [String] = []
+        let watch = loop.watch(fd: fds[0], events: .readable) { _ in
+            var byte: UInt8 = 0
+            read(fds[0], &byte, 1)
+            order.append("read")
+        }
+        var byte: UInt8 = 1
+        write(fds[1], &byte, 1)
+        let idle = loop.idle(atLatestAfterMilliseconds: 60_000) { order.append("idle") }
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(order == ["read"])
+        try loop.runOnce(timeoutMilliseconds: 5_000)
+        #expect(order == ["read", "idle"])
+        // Once run, gone: the loop sleeps again as long as it is told to.
+        #expect(loop.nextTimeoutMilliseconds() == -1)
+        try loop.runOnce(timeoutMilliseconds: 0)
+        #expect(order == ["read", "idle"])
+        withExtendedLifetime((watch, idle)) {}
+    }
+
+    @Test func idleRunsAtItsDeadlineWhenTheLoopNeverRests() throws {
+        let loop = EventLoop()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        defer { close(fds[0]); close(fds[1]) }
+        // Never drained: every turn finds the pipe ready.
+        var byte: UInt8 = 1
+        write(fds[1], &byte, 1)
+        var turns = 0, ranAfter: Int?
+        let watch = loop.watch(fd: fds[0], events: .readable) { _ in turns += 1 }
+        let idle = loop.idle(atLatestAfterMilliseconds: 20) { ranAfter = turns }
+        let start = EventLoop.monotonicNow()
+        while ranAfter == nil, EventLoop.monotonicNow() - start < 10_000_000_000 {
+            try loop.runOnce(timeoutMilliseconds: 5_000)
+        }
+        #expect(ranAfter != nil && ranAfter! > 0)
+        #expect(EventLoop.monotonicNow() - start >= 20_000_000)
+        withExtendedLifetime((watch, idle)) {}
+    }
+
+    @Test func aCancelledIdleNeverRuns() throws {
+        let loop = EventLoop()
+        var ran = false
+        let idle = loop.idle(atLatestAfterMilliseconds: 0) { ran = true }
+        idle.cancel()
+        try loop.runOnce(timeoutMilliseconds: 0)
+        #expect(!ran)
+    }
+
     @Test func prepareHooksRunBeforeEveryWait() throws {
         let loop = EventLoop()
         var count = 0
