@@ -491,8 +491,8 @@ extension StoreTests {
         #expect(recovery.body.contains("recovered from the backup of"))
         #expect(Set(try store.scheduled().map(\.id)) == Set((0..<10).map(Self.id)))
         // The backup stays, and the damaged file is kept.
-        #expect(try files(in: directory).filter { $0.hasPrefix("chime.sqlite.") }.map { $0.prefix(20) }
-            == ["chime.sqlite.backup", "chime.sqlite.damaged"])
+        let kept = try files(in: directory).filter { $0.hasPrefix("chime.sqlite.") }
+        #expect(kept.map { $0.prefix(20) } == ["chime.sqlite.backup", "chime.sqlite.damaged"], "\(kept)")
     }
 
     @Test func aDestroyedHeaderWithoutBackupStartsAfreshAndKeepsTheFile() throws {
@@ -512,6 +512,25 @@ extension StoreTests {
         #expect(try store.scheduled().isEmpty)
     }
 
+    /// SQLite keeps the WAL files between starts, so that opening need not make them
+    /// again, but empty once the store is closed (or dropped): a file put in the store's
+    /// place while chimed is stopped never meets a WAL written for another.
+    @Test func theWALFilesStayButEmptyBetweenStarts() throws {
+        let directory = Directory()
+        func size(_ name: String) -> Int? {
+            (try? FileManager.default.attributesOfItem(atPath: directory.url.appendingPathComponent(name).path))?[.size] as? Int
+        }
+        do { try fill(try Store(directory: directory.url), count: 10) }
+        #expect(size("chime.sqlite-wal") == 0 && size("history.sqlite-wal") == 0)
+        #expect(size("chime.sqlite-shm") != nil && size("history.sqlite-shm") != nil)
+        let store = try Store(directory: directory.url)
+        try fill(store, count: 1, from: 10)
+        #expect((size("chime.sqlite-wal") ?? 0) > 0)
+        store.close()
+        #expect(size("chime.sqlite-wal") == 0 && size("history.sqlite-wal") == 0)
+        #expect(try Store(directory: directory.url).scheduled().count == 11)
+    }
+
     @Test func looseModesAreTightened() throws {
         let directory = Directory()
         do { _ = try Store(directory: directory.url) }
@@ -521,8 +540,13 @@ extension StoreTests {
         let store = try Store(directory: directory.url)
         #expect(try FileManager.default.attributesOfItem(atPath: directory.url.path)[.posixPermissions] as? Int == 0o700)
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
-        #expect(store.notices.count == 2)
+        // The folder, the store, and the WAL files SQLite keeps beside it, which it made
+        // with the store's mode (the test's umask is looser than chimed's).
+        #expect(store.notices.count == 4, "\(store.notices)")
         #expect(store.notices.first?.contains("had mode 755; it is now 700") == true)
+        for name in ["chime.sqlite", "chime.sqlite-wal", "chime.sqlite-shm"] {
+            #expect(store.notices.contains { $0.contains("/\(name) had mode 644; it is now 600") }, "\(store.notices)")
+        }
         store.close()
         #expect(try Store(directory: directory.url).notices.isEmpty)
     }

@@ -33,6 +33,11 @@ struct StoreFaultTests {
         #expect(try session.listedTitles().count == 50)
     }
 
+    /// A store whose files are all there needs no space to open (SQLite keeps its WAL
+    /// files between starts): chimed starts on a full disk, shows what it has and refuses
+    /// changes by name. One that must make its WAL files first (as an older chimed left
+    /// it) cannot start: that is named, and the store is left as it was. Once there is
+    /// space again, everything is back.
     @Test func aFullDiskAtStartIsNamedAndEverythingIsBackOnceThereIsSpace() throws {
         let session = try TestSession()
         let disk = try SmallDisk(over: session.dataDirectory)
@@ -45,9 +50,21 @@ struct StoreFaultTests {
         let checksum = "sha256sum \"$0/chime.sqlite\""
         let before = try disk.shell(checksum).stdout
 
-        let refused = try session.spawnDaemon(after: disk.prefix).finish()
-        #expect(refused.status == 75, "\(refused)")
-        #expect(refused.stderr.contains("Cannot open the store \(session.storeFile.path): the disk is full"), "\(refused)")
+        let full = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        #expect(try session.listedTitles().count == 30)
+        let refused = try session.run(["chime", "add", "Refused", "--in", "1h"])
+        #expect(refused.status != 0 && refused.stderr.contains("is full"), "\(refused)")
+        try session.stopDaemon()
+        _ = try full.finish()
+        #expect(try disk.shell(checksum).stdout == before)
+
+        // Filled again after: their removal gave back the room they took.
+        try disk.shell("rm \"$0/chime.sqlite-wal\" \"$0/chime.sqlite-shm\"")
+        try disk.fill()
+        let cannot = try session.spawnDaemon(after: disk.prefix).finish()
+        #expect(cannot.status == 75, "\(cannot)")
+        #expect(cannot.stderr.contains("Cannot open the store \(session.storeFile.path): the disk is full"), "\(cannot)")
         let after = try disk.files()
         #expect(Self.setAside(after).isEmpty, "\(after)")
         #expect(try disk.shell(checksum).stdout == before)

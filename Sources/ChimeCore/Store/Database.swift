@@ -29,6 +29,22 @@ final class Database {
 
     deinit { close() }
 
+    /// Keeps `schema`'s -wal and -shm files when the last connection closes
+    /// (SQLITE_FCNTL_PERSIST_WAL), so that the next open finds them instead of creating
+    /// and initialising both: 0.4 of the 2.6 ms the store took of chimed's start-up
+    /// before its first answer (measured by hand, step by step).
+    ///
+    /// With a journal size limit, SQLite empties the kept WAL as the last connection
+    /// closes, after its checkpoint, as it would have deleted it: a file put in the
+    /// database's place while chimed is stopped never meets a WAL written for another.
+    /// After a crash the WAL keeps what it holds, as it did before. The limit (16 MiB)
+    /// also shrinks a WAL that a large change grew, at the next commit after a checkpoint.
+    func keepWALFiles(of schema: String) throws(SQLiteError) {
+        var on: Int32 = 1
+        sqlite3_file_control(handle, schema, SQLITE_FCNTL_PERSIST_WAL, &on)
+        try execute(sql: "PRAGMA \(schema).journal_size_limit = \(16 << 20)")
+    }
+
     /// Lets go of the file; the connection can do nothing after.
     func close() {
         cache.removeAll()

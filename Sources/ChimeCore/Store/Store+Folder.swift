@@ -58,6 +58,13 @@ extension Store {
         return Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
     }
 
+    /// Whether the WAL beside the database at `path` holds frames: SQLite keeps it between
+    /// opens (``Database/keepWALFiles(of:)``), emptied as the file is closed.
+    static func walHoldsFrames(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path + "-wal", &status) == 0 && status.st_size > 0
+    }
+
     /// Removes a database file and its companions (a leftover of an interrupted recovery).
     static func removeDatabaseFiles(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }

@@ -15,7 +15,7 @@ extension Store {
     /// The history's SQLite file.
     public var historyURL: URL { Self.historyURL(in: stateDirectory) }
 
-    static func historyURL(in stateDirectory: URL) -> URL { stateDirectory.appendingPathComponent("history.sqlite") }
+    static func historyURL(in stateDirectory: URL) -> URL { stateDirectory.appending(path: "history.sqlite", directoryHint: .notDirectory) }
 
     /// Attaches the history file to the store's connection as `state`, after checking it
     /// there: one open of the file per start, not one to check it and one to use it.
@@ -46,6 +46,7 @@ extension Store {
         if descriptor >= 0 { Glibc.close(descriptor) }
         try db.execute(sql: "ATTACH DATABASE ? AS state", arguments: [url.path])
         _ = try String.fetchOne(db, sql: "PRAGMA state.journal_mode = WAL")
+        try db.keepWALFiles(of: "state")
         try db.execute(sql: "PRAGMA state.synchronous = NORMAL")
         let problems = try String.fetchAll(db, sql: "PRAGMA state.quick_check")
         if problems != ["ok"] { throw Damage(details: problems.prefix(3).joined(separator: "; ")) }

@@ -63,6 +63,12 @@ extension Store {
         guard rename(temporary.path, url.path) == 0 else {
             throw .cannotOpen(url.path, "the recovered store cannot take its place: \(cause(ofErrno: errno))")
         }
+        // SQLite keeps a closed file's -wal and -shm, the WAL emptied: empty, they go;
+        // holding frames, they follow their file (keepDamaged took the old ones away).
+        let walHoldsFrames = walHoldsFrames(temporary.path)
+        for suffix in ["-wal", "-shm"] where access(temporary.path + suffix, F_OK) == 0 {
+            if walHoldsFrames { rename(temporary.path + suffix, url.path + suffix) } else { unlink(temporary.path + suffix) }
+        }
         syncFolder(url.deletingLastPathComponent().path)
         do {
             let opened = try openDatabase(url, history: history)
@@ -142,11 +148,17 @@ extension Store {
     /// leave their place, so the recovered file does not take them for its own.
     /// A hard link keeps the damaged file where it is until the recovered one replaces
     /// it, so no moment is without a store; a rename where links are not supported.
+    ///
+    /// An empty -wal (SQLite keeps it between starts, emptied) holds nothing to keep, and
+    /// beside it the -shm is only an index: both are removed instead.
     static func keepDamaged(_ url: URL, as name: String) {
+        let walHoldsFrames = walHoldsFrames(url.path)
         for suffix in ["-wal", "-shm", ""] {
             let path = url.path + suffix
             guard access(path, F_OK) == 0 else { continue }
-            if link(path, name + suffix) == 0 {
+            if !suffix.isEmpty && !walHoldsFrames {
+                unlink(path)
+            } else if link(path, name + suffix) == 0 {
                 if !suffix.isEmpty { unlink(path) }
             } else {
                 rename(path, name + suffix)

@@ -22,7 +22,9 @@ public final class Store {
     /// Where the store lives.
     public let directory: URL
     /// The SQLite file.
-    public var databaseURL: URL { directory.appendingPathComponent("chime.sqlite") }
+    public var databaseURL: URL { Self.databaseURL(in: directory) }
+
+    static func databaseURL(in directory: URL) -> URL { directory.appending(path: "chime.sqlite", directoryHint: .notDirectory) }
     /// Where the history lives: `$XDG_STATE_HOME/chime` for chimed (history is state, not
     /// data, in the XDG Base Directory spec's terms).
     public let stateDirectory: URL
@@ -69,7 +71,7 @@ public final class Store {
             try Self.makeDirectory(stateDirectory.path)
             tightened += Self.tightenModes(in: stateDirectory.path)
         }
-        let lockPath = directory.appendingPathComponent("lock").path
+        let lockPath = directory.appending(path: "lock", directoryHint: .notDirectory).path
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .cannotOpen(lockPath, Self.cause(ofErrno: errno)) }
         // A chimed that has just given up the bus name may still be exiting when the
@@ -82,7 +84,7 @@ public final class Store {
             }
             usleep(1_000)
         }
-        let url = directory.appendingPathComponent("chime.sqlite")
+        let url = Self.databaseURL(in: directory)
         let history = Self.historyURL(in: stateDirectory)
         var salvage: Salvage?
         do {
@@ -116,8 +118,11 @@ public final class Store {
             loadRecovery()
         }
         // A history that grew past the limit (a smaller limit, or rows added since the
-        // last pruning) is pruned with the first event written.
-        let rows = (try? Int.fetchOne(database, sql: "SELECT count(*) FROM history")) ?? nil
+        // last pruning) is pruned with the first event written. Its seq is dense (see
+        // historySchema), so the span of seq counts its rows in two look-ups where count(*)
+        // reads every row; were it ever not dense, the span is more, and pruning (which
+        // keeps the newest by seq) merely comes sooner.
+        let rows = (try? Int.fetchOne(database, sql: "SELECT max(seq) - min(seq) + 1 FROM history")) ?? nil
         if let rows, rows > self.historyLimit { addedSincePruning = pruneInterval }
     }
 
