@@ -6,15 +6,18 @@ public struct MethodDeclaration: Sendable {
     public let inputs: [Argument]
     public let outputs: [Argument]
     /// What it does, as the contract file says it.
-    public let summary: String
+    public var summary: String { summaryText() }
+    // Written only for the contract file, so composed only when read: chimed builds its
+    // table of methods before it answers its first call.
+    private let summaryText: @Sendable () -> String
 
     init(_ name: String, in inputs: KeyValuePairs<String, Signature> = [:], out outputs: KeyValuePairs<String, Signature> = [:],
-         _ summary: String) {
+         _ summary: @autoclosure @escaping @Sendable () -> String) {
         // The names are literals of this module, checked by its tests.
         self.name = try! MemberName(name)
         self.inputs = inputs.map { Argument($0.key, $0.value) }
         self.outputs = outputs.map { Argument($0.key, $0.value) }
-        self.summary = summary
+        summaryText = summary
     }
 
     /// The types a call carries, in order: `sssa{ss}` for ScheduleSimple.
@@ -33,12 +36,13 @@ public struct SignalDeclaration: Sendable {
     public let name: MemberName
     public let arguments: [Argument]
     /// When chimed emits it, as the contract file says it.
-    public let summary: String
+    public var summary: String { summaryText() }
+    private let summaryText: @Sendable () -> String
 
-    init(_ name: String, _ arguments: KeyValuePairs<String, Signature>, _ summary: String) {
+    init(_ name: String, _ arguments: KeyValuePairs<String, Signature>, _ summary: @autoclosure @escaping @Sendable () -> String) {
         self.name = try! MemberName(name)
         self.arguments = arguments.map { Argument($0.key, $0.value) }
-        self.summary = summary
+        summaryText = summary
     }
 
     /// The signal as an exported interface lists it.

@@ -73,12 +73,11 @@ struct Config: Equatable, Sendable {
 
     /// `$XDG_CONFIG_HOME/chime/config`, or `~/.config/chime/config`.
     static var defaultURL: URL {
-        let environment = ProcessInfo.processInfo.environment
         // The base directory spec ignores a relative XDG_CONFIG_HOME.
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return URL(fileURLWithPath: config).appendingPathComponent("chime/config")
+        if let config = environmentValue("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+            return URL(filePath: config, directoryHint: .isDirectory).appending(path: "chime/config", directoryHint: .notDirectory)
         }
-        return URL(fileURLWithPath: Daemon.homeDirectory).appendingPathComponent(".config/chime/config")
+        return URL(filePath: Daemon.homeDirectory, directoryHint: .isDirectory).appending(path: ".config/chime/config", directoryHint: .notDirectory)
     }
 
     /// The largest config read: a config with dozens of categories is a few KiB.

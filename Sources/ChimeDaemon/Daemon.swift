@@ -41,22 +41,27 @@ public final class Daemon {
     }
 
     /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.
-    public static var dataDirectory: URL { baseDirectory("XDG_DATA_HOME", else: ".local/share").appendingPathComponent("chime") }
+    public static var dataDirectory: URL { chimeDirectory(in: "XDG_DATA_HOME", else: ".local/share") }
 
     /// `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`: where the history lives.
-    public static var stateDirectory: URL { baseDirectory("XDG_STATE_HOME", else: ".local/state").appendingPathComponent("chime") }
+    public static var stateDirectory: URL { chimeDirectory(in: "XDG_STATE_HOME", else: ".local/state") }
 
-    /// An XDG base directory: the variable's value, or `fallback` in the home folder when it
-    /// is unset or relative (the XDG Base Directory spec calls a relative path invalid).
-    private static func baseDirectory(_ variable: String, else fallback: String) -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment[variable], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: homeDirectory).appendingPathComponent(fallback)
+    /// `chime` in an XDG base directory: the variable's value, or `fallback` in the home
+    /// folder when it is unset or relative (the XDG Base Directory spec calls a relative
+    /// path invalid). Each URL says it is a folder: without that hint, URL asks the file
+    /// system, one stat(2) per URL made.
+    private static func chimeDirectory(in variable: String, else fallback: String) -> URL {
+        let base = if let path = environmentValue(variable), path.hasPrefix("/") {
+            URL(filePath: path, directoryHint: .isDirectory)
+        } else {
+            URL(filePath: homeDirectory, directoryHint: .isDirectory).appending(path: fallback, directoryHint: .isDirectory)
+        }
+        return base.appending(path: "chime", directoryHint: .isDirectory)
     }
 
     /// `$HOME`, or the user's home folder in the password database when it is unset.
     static var homeDirectory: String {
-        if let home = ProcessInfo.processInfo.environment["HOME"] { return home }
+        if let home = environmentValue("HOME") { return home }
         var entry = passwd(), found: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let home = entry.pw_dir else { return "/" }
@@ -97,6 +102,19 @@ public final class Daemon {
             logger.info("No system bus (\(error)); whether the session is locked cannot be told.")
             return nil
         }
+    }
+
+    /// What keeps chimed well over the day: the store's backups and compaction (and the
+    /// notice of a recovery), systemd's watchdog.
+    private func startServices(store: Store, presenter: Presenter, scheduler: Scheduler, commits: CommitQueue) {
+        upkeep = StoreUpkeep(store: store, presenter: presenter, commits: commits, connection: connection, loop: loop,
+                             logger: logger) {
+            scheduler.upcoming.next
+        }
+        watchdog = Watchdog(environment: Watchdog.environment, loop: loop, logger: logger) { [unowned self] in
+            self.connection.isConnected
+        }
+        watchdog?.start()
     }
 
     /// Runs until SIGTERM, SIGINT or the end of the session; returns the exit status.
@@ -148,13 +166,7 @@ public final class Daemon {
             let time = LoopTimekeeper(loop: loop)
             let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
             let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
-            let lock = SessionLock(connection: connectSystemBus(), logger: logger)
-            trace.mark("system bus")
-            systemBus?.onDisconnect = { [unowned self] in
-                self.logger.warning("The system bus closed; whether the session is locked cannot be told any more.")
-                lock.busLost()
-                self.systemBus = nil
-            }
+            let lock = SessionLock(logger: logger)
             // A connection of its own, opened only while a place notification exists.
             let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger,
                                        connect: Self.openSystemBus)
@@ -171,27 +183,35 @@ public final class Daemon {
             presenter.frontApp = FrontApp(connection: connection, logger: logger)
             try presenter.start()
             try client.start()
-            try scheduler.start()
-            trace.mark("schedule")
-            lock.start()
-            try places.start()
+            // Watched before the zone is first read, so that no change falls in between.
             do {
                 zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in scheduler.systemZoneChanged() }
             } catch {
                 logger.warning("Cannot watch /etc/localtime (\(error)); time-zone changes apply after a restart.")
             }
-            upkeep = StoreUpkeep(store: store, presenter: presenter, commits: commits, connection: connection, loop: loop,
-                                 logger: logger) {
-                scheduler.upcoming.next
-            }
+            try scheduler.start()
+            try places.start()
+            trace.mark("schedule")
             logger.info("chimed \(chimeVersion) owns \(ChimeBus.name); store \(store.databaseURL.path).")
-            watchdog = Watchdog(environment: ProcessInfo.processInfo.environment, loop: loop, logger: logger) { [unowned self] in
-                self.connection.isConnected
-            }
-            watchdog?.start()
-            trace.mark("services")
             logger.info("\(trace.summary).")
+            // What no call waits for comes after the calls that started chimed are answered
+            // (D-Bus activation holds the first one until then). Until logind answers, the
+            // lock is unknown, as it was before: its answer never came before the loop ran.
+            let rest = loop.idle(atLatestAfterMilliseconds: 100) { [unowned self] in
+                var rest = StartupTrace(since: .now)
+                lock.start(on: self.connectSystemBus())
+                self.systemBus?.onDisconnect = { [unowned self] in
+                    self.logger.warning("The system bus closed; whether the session is locked cannot be told any more.")
+                    lock.busLost()
+                    self.systemBus = nil
+                }
+                rest.mark("system bus")
+                self.startServices(store: store, presenter: presenter, scheduler: scheduler, commits: commits)
+                rest.mark("services")
+                self.logger.info("Then, after the first calls: \(rest.stepsText) ms.")
+            }
             try loop.run()
+            rest.cancel()
             // What the last turn staged (a firing just before SIGTERM, say) is written
             // before the store goes; before the name goes (connection.close below), so
             // whoever the bus starts next finds the store free.

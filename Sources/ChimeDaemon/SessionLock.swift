@@ -1,5 +1,5 @@
+import ChimeCore
 import DBus
-import FoundationEssentials
 import Logging
 
 /// Whether the user's session is locked, from logind on the system bus: the session's
@@ -21,7 +21,7 @@ final class SessionLock {
     static let sessionInterface = "org.freedesktop.login1.Session"
     private static let properties = try! InterfaceName("org.freedesktop.DBus.Properties")
 
-    private let connection: Connection?
+    private var connection: Connection?
     private let sessionID: String
     private let logger: Logger
     private var subscriptions: [Subscription] = []
@@ -35,18 +35,18 @@ final class SessionLock {
     /// The session was unlocked, or its lock can no longer be told: held presses may run.
     var onUnlocked: () -> Void = {}
 
-    /// Follows the session's lock on `connection` (the system bus; nil when there is none).
-    init(connection: Connection?, environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger) {
-        self.connection = connection
+    /// The lock, unknown until ``start(on:)``.
+    init(logger: Logger) {
         self.logger = logger
-        let id = environment["XDG_SESSION_ID"] ?? ""
+        let id = environmentValue("XDG_SESSION_ID") ?? ""
         sessionID = id.isEmpty ? "auto" : id
-        if connection == nil { unknownReason = "there is no system bus" }
     }
 
-    /// Subscribes to logind's owner and asks for the session.
-    func start() {
-        guard let connection else { return }
+    /// Follows the session's lock on `connection` (the system bus; nil when there is none):
+    /// subscribes to logind's owner and asks for the session.
+    func start(on connection: Connection?) {
+        self.connection = connection
+        guard let connection else { return set(.unknown, reason: "there is no system bus") }
         do {
             let bus = try BusName("org.freedesktop.DBus")
             subscriptions = [connection.subscribe(MatchRule(

@@ -20,8 +20,12 @@ struct StartupTrace {
 
     /// `ready 9.8 ms after main: bus 1.2, store 5.1, …`.
     var summary: String {
-        let parts = steps.map { "\($0.name) \(millisecondsText($0.took, decimals: 1))" }
-        return "ready \(millisecondsText(last - start, decimals: 1)) ms after main: " + parts.joined(separator: ", ")
+        "ready \(millisecondsText(last - start, decimals: 1)) ms after main: " + stepsText
+    }
+
+    /// `bus 1.2, store 5.1, …`: each step's milliseconds.
+    var stepsText: String {
+        steps.map { "\($0.name) \(millisecondsText($0.took, decimals: 1))" }.joined(separator: ", ")
     }
 }
 

@@ -1,3 +1,4 @@
+import ChimeCore
 import CLinux
 import EventLoop
 import Glibc
@@ -34,6 +35,13 @@ final class Watchdog {
     /// The variables systemd uses to talk to the main process: removed from chimed's own
     /// environment once read, so commands and apps it starts do not inherit them.
     static let environmentNames = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"]
+
+    /// Those variables as the process has them now.
+    static var environment: [String: String] {
+        var found: [String: String] = [:]
+        for name in environmentNames { found[name] = environmentValue(name) }
+        return found
+    }
 
     private let loop: EventLoop
     private let logger: Logger

@@ -42,7 +42,9 @@ public struct MatchRule: Sendable, Equatable {
     /// Quotes a value; a quote inside is closed, escaped and reopened, as the
     /// specification's match-rule grammar requires (commas are safe inside quotes).
     static func quote(_ value: String) -> String {
-        "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        // Names never hold a quote: only a value (arg0) may.
+        guard value.utf8.contains(UInt8(ascii: "'")) else { return "'" + value + "'" }
+        return "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// Whether `message` is one this rule asks for.

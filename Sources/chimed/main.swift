@@ -33,9 +33,9 @@ case nil:
 let started = ContinuousClock.now
 DaemonLog.bootstrap()
 let logger = Logger(label: "chimed")
-// Once, before anything is shown: chimed's language is the environment's at its start.
-let catalogue = Localization.start()
-logger.debug("Chime's own words: \(catalogue).")
+// chimed's language is the environment's at its start, bound at the first word it says
+// (Localization.start): the catalogue search need not delay the first answer.
+logger.debug("Chime's own words: \(Localization.start()).")
 
 // Without a bus there is nothing to serve: 69 (EX_UNAVAILABLE), which the unit restarts
 // on, unlike a usage error.

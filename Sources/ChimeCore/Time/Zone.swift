@@ -570,7 +570,7 @@ private enum ZoneDirectory {
 
     /// `$TZDIR` when set and non-empty, as glibc does.
     static var path: String {
-        guard let value = environment("TZDIR"), !value.isEmpty else { return defaultPath }
+        guard let value = environmentValue("TZDIR"), !value.isEmpty else { return defaultPath }
         return value
     }
 
@@ -622,11 +622,6 @@ private enum ZoneDirectory {
     }
 }
 
-private func environment(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    return String(cString: value)
-}
-
 private enum FileReader {
     /// The whole regular file at `path`, or nil if it is missing, not regular, or over `limit` bytes.
     static func contents(of path: String, limit: Int) -> [UInt8]? {
@@ -666,7 +661,7 @@ private enum FileReader {
 
 enum SystemZone {
     static func load() -> Zone {
-        if let tz = environment("TZ") {
+        if let tz = environmentValue("TZ") {
             return fromTZVariable(tz)
         }
         return fromLocaltime() ?? .utc
@@ -706,8 +701,13 @@ enum SystemZone {
 
     /// The part after the last `zoneinfo/`, without the `posix/` variant prefix.
     private static func identifier(forLinkTarget target: String) -> String? {
-        guard let marker = target.ranges(of: "zoneinfo/").last else { return nil }
-        var name = String(target[marker.upperBound...])
+        // A byte search: the standard library's `ranges(of:)` instantiates generic
+        // metadata on first use that cost more than reading the zone's file.
+        let bytes = Array(target.utf8), marker = Array("zoneinfo/".utf8)
+        guard bytes.count >= marker.count,
+              let start = (0...(bytes.count - marker.count)).reversed().first(where: { bytes[$0..<($0 + marker.count)].elementsEqual(marker) })
+        else { return nil }
+        var name = String(decoding: bytes[(start + marker.count)...], as: UTF8.self)
         if name.hasPrefix("posix/") { name.removeFirst("posix/".count) }
         return ZoneDirectory.isAcceptableIdentifier(name) ? name : nil
     }
