@@ -4,6 +4,7 @@ import DBus
 import EventLoop
 import FoundationEssentials
 import Glibc
+import Localization
 import Logging
 
 /// The wiring of `chimed`: one loop, one bus connection, the store, the scheduler and
@@ -48,15 +49,12 @@ public final class Daemon {
 
     /// `chime` in an XDG base directory: the variable's value, or `fallback` in the home
     /// folder when it is unset or relative (the XDG Base Directory spec calls a relative
-    /// path invalid). Each URL says it is a folder: without that hint, URL asks the file
-    /// system, one stat(2) per URL made.
+    /// path invalid). One URL, made from the whole path and told it is a folder: each URL
+    /// made costs a parse, and without the hint a stat(2) too.
     private static func chimeDirectory(in variable: String, else fallback: String) -> URL {
-        let base = if let path = environmentValue(variable), path.hasPrefix("/") {
-            URL(filePath: path, directoryHint: .isDirectory)
-        } else {
-            URL(filePath: homeDirectory, directoryHint: .isDirectory).appending(path: fallback, directoryHint: .isDirectory)
-        }
-        return base.appending(path: "chime", directoryHint: .isDirectory)
+        var base = environmentValue(variable).flatMap { $0.hasPrefix("/") ? $0 : nil } ?? homeDirectory + "/" + fallback
+        while base.hasSuffix("/") { base.removeLast() }
+        return URL(filePath: base + "/chime", directoryHint: .isDirectory)
     }
 
     /// `$HOME`, or the user's home folder in the password database when it is unset.
@@ -208,6 +206,11 @@ public final class Daemon {
                 rest.mark("system bus")
                 self.startServices(store: store, presenter: presenter, scheduler: scheduler, commits: commits)
                 rest.mark("services")
+                // Bound now, not at the first label of the first reminder that fires: the
+                // search would make that one late.
+                let catalogue = Localization.start()
+                self.logger.debug("Chime's own words: \(catalogue).")
+                rest.mark("words")
                 self.logger.info("Then, after the first calls: \(rest.stepsText) ms.")
             }
             try loop.run()

@@ -1,7 +1,6 @@
 import ChimeAPI
 import ChimeDaemon
 import Glibc
-import Localization
 import Logging
 
 let usage = """
@@ -33,9 +32,6 @@ case nil:
 let started = ContinuousClock.now
 DaemonLog.bootstrap()
 let logger = Logger(label: "chimed")
-// chimed's language is the environment's at its start, bound at the first word it says
-// (Localization.start): the catalogue search need not delay the first answer.
-logger.debug("Chime's own words: \(Localization.start()).")
 
 // Without a bus there is nothing to serve: 69 (EX_UNAVAILABLE), which the unit restarts
 // on, unlike a usage error.

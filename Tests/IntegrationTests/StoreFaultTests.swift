@@ -165,8 +165,9 @@ struct StoreFaultTests {
         let titles = try session.listedTitles()
         #expect(titles.count == 300 - lost, "\(session.daemonLog)")
         let kept = try #require(try session.dataFiles().first { $0.hasPrefix("chime.sqlite.damaged-") })
-        #expect(session.daemonLog.contains("\(300 - lost) of 300 reminders were recovered; the damaged file is kept as "
-            + session.dataDirectory.appendingPathComponent(kept).path))
+        // Said once chimed has answered the calls that started it.
+        try session.waitForLog("\(300 - lost) of 300 reminders were recovered; the damaged file is kept as "
+            + session.dataDirectory.appendingPathComponent(kept).path)
         let doctor = try session.run(["chime", "doctor"])
         #expect(doctor.stdout.contains("recovered:") && doctor.stdout.contains("\(300 - lost) of 300 reminders were recovered"), "\(doctor)")
         let told = try session.waitForNotifyCalls(1)
@@ -198,7 +199,7 @@ struct StoreFaultTests {
         try handle.write(contentsOf: Data(repeating: 0, count: 100))
         try handle.close()
         #expect(try session.listedTitles().sorted() == (0..<5).map { "Reminder \($0)" })
-        #expect(session.daemonLog.contains("5 reminders were recovered from the backup of"), "\(session.daemonLog)")
+        try session.waitForLog("5 reminders were recovered from the backup of")
         let told = try session.waitForNotifyCalls(1)
         #expect(told.first?.contains("Chime recovered 5 reminders from its backup") == true, "\(told)")
         #expect(try session.dataFiles().contains { $0.hasPrefix("chime.sqlite.damaged-") })

@@ -6,7 +6,9 @@ import Glibc
 /// The backup: made while chimed runs, restored when nothing of a damaged store can be read.
 extension Store {
     /// The backup chimed falls back on when nothing of the store can be read.
-    public var backupURL: URL { directory.appending(path: "chime.sqlite.backup", directoryHint: .notDirectory) }
+    public var backupURL: URL { directory.appending(path: Self.backupName, directoryHint: .notDirectory) }
+
+    static let backupName = "chime.sqlite.backup"
 
     /// Copies the store to ``backupURL`` (0600) with SQLite's online backup, through a
     /// temporary file, so an interrupted copy never replaces a good backup. Returns how

@@ -42,9 +42,10 @@ extension Store {
 
     private static func attachCheckedHistory(_ url: URL, to db: Database) throws {
         // Created 0600 before SQLite opens it, whatever the umask; its -wal and -shm follow.
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let path = url.path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Glibc.close(descriptor) }
-        try db.execute(sql: "ATTACH DATABASE ? AS state", arguments: [url.path])
+        try db.execute(sql: "ATTACH DATABASE ? AS state", arguments: [path])
         _ = try String.fetchOne(db, sql: "PRAGMA state.journal_mode = WAL")
         try db.keepWALFiles(of: "state")
         try db.execute(sql: "PRAGMA state.synchronous = NORMAL")

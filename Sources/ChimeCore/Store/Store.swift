@@ -43,8 +43,10 @@ public final class Store {
 
     let database: Database
     private let lockDescriptor: Int32
-    let encoder = JSONEncoder()
-    let decoder = JSONDecoder()
+    // Made at first use: making them took a tenth of the store's opening, before
+    // chimed's first answer, which reads no alert.
+    lazy var encoder = JSONEncoder()
+    lazy var decoder = JSONDecoder()
     /// How many history rows to keep.
     public let historyLimit: Int
     /// History rows added since the last pruning. Pruning waits for a tenth of the limit,
@@ -65,13 +67,15 @@ public final class Store {
         let stateDirectory = stateDirectory ?? directory
         self.stateDirectory = stateDirectory
         self.historyLimit = max(1, historyLimit)
-        try Self.makeDirectory(directory.path)
-        var tightened = Self.tightenModes(in: directory.path)
-        if stateDirectory != directory {
-            try Self.makeDirectory(stateDirectory.path)
-            tightened += Self.tightenModes(in: stateDirectory.path)
+        // Each URL.path decodes the URL anew: read once.
+        let directoryPath = directory.path, statePath = stateDirectory.path
+        try Self.makeDirectory(directoryPath)
+        var tightened = Self.tightenModes(in: directoryPath)
+        if statePath != directoryPath {
+            try Self.makeDirectory(statePath)
+            tightened += Self.tightenModes(in: statePath)
         }
-        let lockPath = directory.appending(path: "lock", directoryHint: .notDirectory).path
+        let lockPath = directoryPath + "/lock"
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .cannotOpen(lockPath, Self.cause(ofErrno: errno)) }
         // A chimed that has just given up the bus name may still be exiting when the
@@ -80,7 +84,7 @@ public final class Store {
         while flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK, ContinuousClock.now < deadline else {
                 Glibc.close(lockDescriptor)
-                throw .inUse(directory.path)
+                throw .inUse(directoryPath)
             }
             usleep(1_000)
         }
@@ -111,7 +115,7 @@ public final class Store {
             }
         }
         notices = tightened
-        lastBackup = Self.modificationDate(of: backupURL.path)
+        lastBackup = Self.modificationDate(of: directoryPath + "/" + Self.backupName)
         if let salvage {
             finishRecovery(salvage)
         } else {
