@@ -110,10 +110,7 @@ printf '[D-BUS Service]\nName=%s\nExec=%s %s %s\n' "$store_swift" "$store_floor"
 printf '[D-BUS Service]\nName=%s\nExec=/usr/bin/python3 %s %s\n' "$trivial_python" \
     "$CHIME_ROOT/Benchmarks/activation/trivial-service.py" "$trivial_python" \
     >"$CHIME_SERVICE_DIR/$trivial_python.service"
-# The bus hands its environment to the chimed it activates: without this the
-# benchmark would fill the user's real schedule, and its history the user's.
-export XDG_DATA_HOME=$CHIME_TMP/data XDG_STATE_HOME=$CHIME_TMP/state
-mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME"
+chime_private_store
 # Buttons whose effect the press benchmark times: a command that records when it
 # started, and a snooze.
 export XDG_CONFIG_HOME=$CHIME_TMP/config

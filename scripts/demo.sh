@@ -54,9 +54,8 @@ else
     service=$CHIME_SERVICE_DIR/io.github.chime.Chime.service
     [[ -f $service ]] || chime_die "$service is missing: run 'make services' first"
     echo "No desktop notification server here: starting dunst on a private X server and bus."
-    # The chimed this bus starts inherits its environment: give it a schedule of its
-    # own, and a history, so the demo neither touches nor contends with the user's.
-    export XDG_DATA_HOME=$CHIME_TMP/data XDG_STATE_HOME=$CHIME_TMP/state
+    # The demo neither touches nor contends with the user's schedule.
+    chime_private_store
     chime_start_bus
     chime_start_x
     chime_start_dunst

@@ -25,6 +25,14 @@ chime_setup() {
     trap 'exit 143' TERM
 }
 
+# A schedule and a history of the script's own (XDG_DATA_HOME and XDG_STATE_HOME in
+# its temporary folder), for every chimed it starts: the bus hands its environment to
+# what it activates, and without both a run would write to the user's store or history.
+chime_private_store() {
+    export XDG_DATA_HOME=$CHIME_TMP/data XDG_STATE_HOME=$CHIME_TMP/state
+    mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME"
+}
+
 # Registers a process started by the caller, to be stopped on exit.
 chime_track() {
     _chime_pids+=("$1")

@@ -20,7 +20,8 @@ for tool in dmenu import xdotool; do
 done
 
 chime_setup
-export XDG_DATA_HOME=$CHIME_TMP/data XDG_STATE_HOME=$CHIME_TMP/state XDG_CONFIG_HOME=$CHIME_TMP/config
+chime_private_store
+export XDG_CONFIG_HOME=$CHIME_TMP/config
 chime_start_bus
 chime_start_x
 chime_start_dunst "$CHIME_ROOT/docs/screenshot.dunstrc"

@@ -29,9 +29,9 @@ CHIME_SERVICE_DIR=$CHIME_TMP/services
 mkdir -p "$CHIME_SERVICE_DIR"
 sed "s|@CHIMED@|$bin_dir/chimed|" "$CHIME_ROOT/dbus/io.github.chime.Chime.service.in" \
     >"$CHIME_SERVICE_DIR/io.github.chime.Chime.service"
-# The bus hands its environment to the chimed it activates: a store and a history of the soak's own.
-export XDG_DATA_HOME=$CHIME_TMP/data XDG_STATE_HOME=$CHIME_TMP/state XDG_CONFIG_HOME=$CHIME_TMP/config
-mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
+chime_private_store
+export XDG_CONFIG_HOME=$CHIME_TMP/config
+mkdir -p "$XDG_CONFIG_HOME"
 chime_start_bus
 
 deadline=$(($(date +%s) + minutes * 60))

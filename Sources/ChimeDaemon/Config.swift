@@ -73,11 +73,7 @@ struct Config: Equatable, Sendable {
 
     /// `$XDG_CONFIG_HOME/chime/config`, or `~/.config/chime/config`.
     static var defaultURL: URL {
-        // The base directory spec ignores a relative XDG_CONFIG_HOME.
-        if let config = environmentValue("XDG_CONFIG_HOME"), config.hasPrefix("/") {
-            return URL(filePath: config, directoryHint: .isDirectory).appending(path: "chime/config", directoryHint: .notDirectory)
-        }
-        return URL(filePath: Daemon.homeDirectory, directoryHint: .isDirectory).appending(path: ".config/chime/config", directoryHint: .notDirectory)
+        Daemon.chimeDirectory(in: "XDG_CONFIG_HOME", else: ".config").appending(path: "config", directoryHint: .notDirectory)
     }
 
     /// The largest config read: a config with dozens of categories is a few KiB.

@@ -51,7 +51,7 @@ public final class Daemon {
     /// folder when it is unset or relative (the XDG Base Directory spec calls a relative
     /// path invalid). One URL, made from the whole path and told it is a folder: each URL
     /// made costs a parse, and without the hint a stat(2) too.
-    private static func chimeDirectory(in variable: String, else fallback: String) -> URL {
+    static func chimeDirectory(in variable: String, else fallback: String) -> URL {
         var base = environmentValue(variable).flatMap { $0.hasPrefix("/") ? $0 : nil } ?? homeDirectory + "/" + fallback
         while base.hasSuffix("/") { base.removeLast() }
         return URL(filePath: base + "/chime", directoryHint: .isDirectory)
@@ -81,24 +81,23 @@ public final class Daemon {
         }
     }
 
-    /// A connection to the system bus, reading what its peers send within the same limits
-    /// as the session bus's.
-    private static func openSystemBus() throws(DBusError) -> Connection {
-        let bus = try Connection.system()
-        bus.readLimits = RequestLimits.bus
-        return bus
-    }
-
-    /// The system bus on the loop, for logind; nil without one: chimed works without it.
-    private func connectSystemBus() -> Connection? {
-        do {
-            let bus = try Self.openSystemBus()
-            bus.attach(to: loop)
-            systemBus = bus
-            return bus
-        } catch {
-            logger.info("No system bus (\(error)); whether the session is locked cannot be told.")
-            return nil
+    /// Follows the session's lock on the system bus, connected from the loop: chimed works
+    /// on, and answers, while a wedged system bus keeps it waiting, and without one.
+    private func connectSystemBus(for lock: SessionLock) {
+        Connection.system(on: loop, timeoutMilliseconds: 25_000, readLimits: RequestLimits.bus) { [unowned self] result in
+            switch result {
+            case .success(let bus):
+                bus.onDisconnect = { [unowned self] in
+                    self.logger.warning("The system bus closed; whether the session is locked cannot be told any more.")
+                    lock.busLost()
+                    self.systemBus = nil
+                }
+                self.systemBus = bus
+                lock.start(on: bus)
+            case .failure(let error):
+                self.logger.info("No system bus (\(error)); whether the session is locked cannot be told.")
+                lock.start(on: nil)
+            }
         }
     }
 
@@ -166,8 +165,7 @@ public final class Daemon {
             let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
             let lock = SessionLock(logger: logger)
             // A connection of its own, opened only while a place notification exists.
-            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger,
-                                       connect: Self.openSystemBus)
+            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger)
             scheduler.places = places
             places.onFired = { [unowned scheduler] notification in scheduler.onFired(notification, 0, true) }
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
@@ -197,12 +195,7 @@ public final class Daemon {
             // lock is unknown, as it was before: its answer never came before the loop ran.
             let rest = loop.idle(atLatestAfterMilliseconds: 100) { [unowned self] in
                 var rest = StartupTrace(since: .now)
-                lock.start(on: self.connectSystemBus())
-                self.systemBus?.onDisconnect = { [unowned self] in
-                    self.logger.warning("The system bus closed; whether the session is locked cannot be told any more.")
-                    lock.busLost()
-                    self.systemBus = nil
-                }
+                self.connectSystemBus(for: lock)
                 rest.mark("system bus")
                 self.startServices(store: store, presenter: presenter, scheduler: scheduler, commits: commits)
                 rest.mark("services")

@@ -21,8 +21,11 @@ final class PlaceTriggers {
     private let time: Timekeeper
     private let loop: EventLoop
     private let logger: Logger
-    private let connect: () throws(DBusError) -> Connection
     private var system: Connection?
+    /// Whether a connection to the system bus is on its way (it is made from the loop).
+    private var connecting = false
+    /// Place notifications added meanwhile, to announce once it is there or not.
+    private var addedWhileConnecting: [String] = []
     private var location: GeoClueClient?
     private var networks: NetworkManagerClient?
     /// Whether the last try to reach the system bus failed and was logged.
@@ -37,10 +40,8 @@ final class PlaceTriggers {
     /// A place notification fired (after its delivery went to the presenter).
     var onFired: (ScheduledNotification) -> Void = { _ in }
 
-    init(store: Store, presenter: Presenter, commits: CommitQueue, time: Timekeeper, loop: EventLoop, logger: Logger,
-         connect: @escaping () throws(DBusError) -> Connection = Connection.system) {
-        (self.store, self.presenter, self.commits, self.time, self.loop, self.logger, self.connect) =
-            (store, presenter, commits, time, loop, logger, connect)
+    init(store: Store, presenter: Presenter, commits: CommitQueue, time: Timekeeper, loop: EventLoop, logger: Logger) {
+        (self.store, self.presenter, self.commits, self.time, self.loop, self.logger) = (store, presenter, commits, time, loop, logger)
     }
 
     /// Loads the scheduled place notifications and starts following what they need.
@@ -55,12 +56,18 @@ final class PlaceTriggers {
         guard notification.rule.trigger.place != nil else { return false }
         places[notification.id] = notification
         updateSources()
+        // While the system bus is on its way, what waits is told once it is there (or not).
+        if connecting { addedWhileConnecting.append(notification.id) } else { announce(notification) }
+        return true
+    }
+
+    /// Says that a new place notification waits, or looks where the user is for it.
+    private func announce(_ notification: ScheduledNotification) {
         if isWaiting(notification) {
             logger.notice("\(notification.id) waits for a location source: \(sourceText(notification)) is not available.")
         } else {
             observe(ids: [notification.id])
         }
-        return true
     }
 
     /// Forgets cancelled or completed notifications.
@@ -114,18 +121,30 @@ final class PlaceTriggers {
         if nets == 0 { activeNetworks = nil }
     }
 
+    /// Connects from the loop: a wedged system bus keeps the place notifications waiting,
+    /// not chimed.
     private func connectSystemBus() {
-        guard system == nil else { return }
-        let connection: Connection
-        do {
-            connection = try connect()
-        } catch {
-            if !systemBusMissingLogged { logger.warning("\(error.message) Place notifications wait for a location source.") }
-            systemBusMissingLogged = true
-            return
+        guard system == nil, !connecting else { return }
+        connecting = true
+        Connection.system(on: loop, timeoutMilliseconds: 25_000, readLimits: RequestLimits.bus) { [unowned self] result in
+            self.connecting = false
+            switch result {
+            case .success(let connection):
+                self.systemBusMissingLogged = false
+                self.follow(connection)
+                self.updateSources()
+            case .failure(let error):
+                if !self.systemBusMissingLogged { self.logger.warning("\(error.message) Place notifications wait for a location source.") }
+                self.systemBusMissingLogged = true
+            }
+            let added = self.addedWhileConnecting
+            self.addedWhileConnecting = []
+            for id in added { if let notification = self.places[id] { self.announce(notification) } }
         }
-        systemBusMissingLogged = false
-        connection.attach(to: loop)
+    }
+
+    /// Follows GeoClue and NetworkManager on the system bus.
+    private func follow(_ connection: Connection) {
         connection.onDisconnect = { [unowned self] in
             self.logger.warning("The system bus closed; place notifications wait for it (tried again at the next place scheduled).")
             self.location = nil

@@ -12,9 +12,9 @@ import Logging
 /// idle daemon stays asleep. chimed makes the upkeep once the calls that started it are
 /// answered (on the loop's first idle turn), so its first pass may back up at once;
 /// everything queued for the bus (a Notify of a firing, say) is flushed before it starts;
-/// and it waits while a firing is due within two seconds. It blocks the loop for its length, once a day: measured here, about
-/// 40 ms for 300 reminders (mostly fsync) and 0.25 to 0.45 s for 100,000 (a 39 MB store:
-/// the copy, then SQLite's quick check of the copy).
+/// and it waits while a firing is due within two seconds. It blocks the loop for its
+/// length, once a day: measured here, about 40 ms for 300 reminders (mostly fsync) and
+/// 0.25 to 0.45 s for 100,000 (a 39 MB store: the copy, then SQLite's quick check of it).
 final class StoreUpkeep {
     /// How old the backup may grow before the next one.
     static let backupInterval: TimeInterval = 24 * 3600

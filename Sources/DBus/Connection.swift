@@ -1,4 +1,5 @@
 import CDBus
+import EventLoop
 import Glibc
 
 /// A private connection to a message bus.
@@ -56,6 +57,44 @@ public final class Connection {
         let (raw, error) = withLibDBusError { dbus_bus_get_private(DBUS_BUS_SYSTEM, $0) }
         guard let raw else { throw .disconnected("Cannot connect to the system bus: \(error?.message ?? "unknown error").") }
         return Connection(raw: raw)
+    }
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket) from
+    /// `loop` without blocking it; `done` runs from the loop once the bus has said hello,
+    /// or with the error, or when `timeoutMilliseconds` have passed without an answer. It
+    /// reads within `readLimits` from the start.
+    ///
+    /// ``system()`` blocks until the bus answers, and libdbus waits for the bus's side of
+    /// the authentication without a time limit: a system bus that takes the connection
+    /// and never answers (a wedged dbus-daemon) would hold a daemon's loop for ever.
+    public static func system(on loop: EventLoop, timeoutMilliseconds: Int32, readLimits: ReadLimits,
+                              then done: @escaping (Result<Connection, DBusError>) -> Void) {
+        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/var/run/dbus/system_bus_socket"
+        let (opened, openError) = withLibDBusError { dbus_connection_open_private(address, $0) }
+        guard let opened else {
+            return done(.failure(.disconnected("Cannot connect to the system bus: \(openError?.message ?? "unknown error").")))
+        }
+        let connection = Connection(raw: opened)
+        connection.readLimits = readLimits
+        connection.attach(to: loop)
+        let hello: Message
+        do {
+            hello = try Message.methodCall(destination: BusName("org.freedesktop.DBus"), path: ObjectPath("/org/freedesktop/DBus"),
+                                           interface: InterfaceName("org.freedesktop.DBus"), member: MemberName("Hello"), arguments: [])
+        } catch {
+            connection.close()
+            return done(.failure(error))
+        }
+        // What dbus_bus_register does, answered from the loop.
+        connection.call(hello, timeoutMilliseconds: timeoutMilliseconds) { result in
+            let name = (try? result.get().arguments())?.first?.stringValue
+            guard let name, dbus_bus_set_unique_name(opened, name) != 0 else {
+                connection.close()
+                let why = if case .failure(let error) = result { error.message } else { "it gave no unique name" }
+                return done(.failure(.disconnected("Cannot connect to the system bus: \(why)")))
+            }
+            done(.success(connection))
+        }
     }
 
     /// Connects to the bus at `address` (a private test bus, say) and registers with it.

@@ -278,12 +278,17 @@ struct CommandRunnerTests {
             #expect(boxes[index - 1].outcome == .exited(0))
             #expect(harness.runner.runningCount <= 2)
         }
+        /// Runs the loop until `count` shells have noted their start: the file's order is the
+        /// shells', and two shells started a moment apart may write in either order on a busy
+        /// machine, so each is let go only after the one before it has written.
+        func waitForStarts(_ count: Int) throws {
+            try harness.drive { ((try? harness.read("started")) ?? "").split(separator: "\n").count == count }
+        }
+        try waitForStarts(2)
         try release(1)
         #expect(harness.runner.runningCount == 2)
         #expect(harness.runner.waitingCount == 1)
-        // n3's shell notes its start before n4 is let go: the file's order is the shells',
-        // and two shells started a moment apart may write in either order on a busy machine.
-        try harness.drive { ((try? harness.read("started")) ?? "").split(separator: "\n").count == 3 }
+        try waitForStarts(3)
         try release(2)
         #expect(harness.runner.waitingCount == 0)
         try release(3)

@@ -3,9 +3,9 @@ import Testing
 import TestSupport
 
 /// The scripts that start a chimed of their own (the demo here; make bench, soak and
-/// screenshot set the same variables) give it a schedule and a history of its own: the
-/// user's are never written. The history is state, in XDG_STATE_HOME, which they once
-/// left out, so every demo added to the user's own history.
+/// screenshot call the same chime_private_store) give it a schedule and a history of
+/// its own: the user's are never written. The history is state, in XDG_STATE_HOME, which
+/// they once left out, so every demo added to the user's own history.
 struct ScriptHomeTests {
     @Test func theDemoOnAPrivateBusLeavesTheUsersFilesAlone() throws {
         let home = try temporaryDirectory("home")
@@ -20,9 +20,7 @@ struct ScriptHomeTests {
         // The activation file `make services` writes, for the chimed under test.
         let services = try temporaryDirectory("services")
         defer { try? FileManager.default.removeItem(at: services) }
-        let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
-        try template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
-            .write(to: services.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+        try writeChimedServiceFile(in: services)
         environment["CHIME_SERVICE_DIR"] = services.path
         let demo = try Spawned([packageRoot.appendingPathComponent("scripts/demo.sh").path], environment: environment)
             .finish(timeout: 300)

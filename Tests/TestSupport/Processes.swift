@@ -14,6 +14,14 @@ public let binDirectory: URL = {
     return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 }()
 
+/// Writes into `folder` the activation file `make services` writes, for the built chimed:
+/// `dbus/io.github.chime.Chime.service.in` with its path filled in.
+public func writeChimedServiceFile(in folder: URL) throws {
+    let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
+    try template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
+        .write(to: folder.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+}
+
 /// What a finished process left behind.
 public struct ProcessResult: CustomStringConvertible {
     public let status: Int32

@@ -49,9 +49,7 @@ public final class TestSession {
         }
         if serviceDirectory == nil {
             try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
-            let template = try String(contentsOf: packageRoot.appendingPathComponent("dbus/io.github.chime.Chime.service.in"), encoding: .utf8)
-            let service = template.replacingOccurrences(of: "@CHIMED@", with: binDirectory.appendingPathComponent("chimed").path)
-            try service.write(to: services.appendingPathComponent("io.github.chime.Chime.service"), atomically: true, encoding: .utf8)
+            try writeChimedServiceFile(in: services)
         }
 
         let config = directory.appendingPathComponent("bus.conf")

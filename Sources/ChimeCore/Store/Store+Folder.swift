@@ -58,11 +58,16 @@ extension Store {
         return Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
     }
 
-    /// Whether the WAL beside the database at `path` holds frames: SQLite keeps it between
-    /// opens (``Database/keepWALFiles(of:)``), emptied as the file is closed.
-    static func walHoldsFrames(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path + "-wal", &status) == 0 && status.st_size > 0
+    /// Moves the -wal and -shm beside the database at `path` to beside `destination` when
+    /// the WAL holds frames, which belong to that file; removes them when it is empty, as
+    /// SQLite keeps it between opens (``Database/keepWALFiles(of:)``): then the -shm beside
+    /// it is only an index.
+    static func moveWALFiles(of path: String, to destination: String) {
+        var wal = stat()
+        let holdsFrames = stat(path + "-wal", &wal) == 0 && wal.st_size > 0
+        for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
+            if holdsFrames { rename(path + suffix, destination + suffix) } else { unlink(path + suffix) }
+        }
     }
 
     /// Removes a database file and its companions (a leftover of an interrupted recovery).

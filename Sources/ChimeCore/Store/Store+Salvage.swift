@@ -63,12 +63,8 @@ extension Store {
         guard rename(temporary.path, url.path) == 0 else {
             throw .cannotOpen(url.path, "the recovered store cannot take its place: \(cause(ofErrno: errno))")
         }
-        // SQLite keeps a closed file's -wal and -shm, the WAL emptied: empty, they go;
-        // holding frames, they follow their file (keepDamaged took the old ones away).
-        let walHoldsFrames = walHoldsFrames(temporary.path)
-        for suffix in ["-wal", "-shm"] where access(temporary.path + suffix, F_OK) == 0 {
-            if walHoldsFrames { rename(temporary.path + suffix, url.path + suffix) } else { unlink(temporary.path + suffix) }
-        }
+        // keepDamaged took the old ones away.
+        moveWALFiles(of: temporary.path, to: url.path)
         syncFolder(url.deletingLastPathComponent().path)
         do {
             let opened = try openDatabase(url, history: history)
@@ -144,25 +140,15 @@ extension Store {
         return name
     }
 
-    /// Keeps the damaged file and its -wal and -shm under `name`; the -wal and -shm
-    /// leave their place, so the recovered file does not take them for its own.
+    /// Keeps the damaged file under `name`, and its -wal and -shm when its WAL holds frames
+    /// (``moveWALFiles(of:to:)``); they leave their place either way, so the recovered
+    /// file does not take them for its own.
     /// A hard link keeps the damaged file where it is until the recovered one replaces
     /// it, so no moment is without a store; a rename where links are not supported.
-    ///
-    /// An empty -wal (SQLite keeps it between starts, emptied) holds nothing to keep, and
-    /// beside it the -shm is only an index: both are removed instead.
     static func keepDamaged(_ url: URL, as name: String) {
-        let walHoldsFrames = walHoldsFrames(url.path)
-        for suffix in ["-wal", "-shm", ""] {
-            let path = url.path + suffix
-            guard access(path, F_OK) == 0 else { continue }
-            if !suffix.isEmpty && !walHoldsFrames {
-                unlink(path)
-            } else if link(path, name + suffix) == 0 {
-                if !suffix.isEmpty { unlink(path) }
-            } else {
-                rename(path, name + suffix)
-            }
-        }
+        let path = url.path
+        moveWALFiles(of: path, to: name)
+        guard access(path, F_OK) == 0, link(path, name) != 0 else { return }
+        rename(path, name)
     }
 }

@@ -704,9 +704,7 @@ enum SystemZone {
         // A byte search: the standard library's `ranges(of:)` instantiates generic
         // metadata on first use that cost more than reading the zone's file.
         let bytes = Array(target.utf8), marker = Array("zoneinfo/".utf8)
-        guard bytes.count >= marker.count,
-              let start = (0...(bytes.count - marker.count)).reversed().first(where: { bytes[$0..<($0 + marker.count)].elementsEqual(marker) })
-        else { return nil }
+        guard let start = bytes.indices.reversed().first(where: { bytes[$0...].starts(with: marker) }) else { return nil }
         var name = String(decoding: bytes[(start + marker.count)...], as: UTF8.self)
         if name.hasPrefix("posix/") { name.removeFirst("posix/".count) }
         return ZoneDirectory.isAcceptableIdentifier(name) ? name : nil
