@@ -46,11 +46,6 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .systemLibrary(
-            name: "CGLib",
-            pkgConfig: "glib-2.0",
-            providers: [.apt(["libglib2.0-dev"])]
-        ),
         // libical for .ics files (chimed's ImportICalendar/ExportICalendar, which chime import/export call), opened with dlopen when first needed.
         .target(name: "CICal"),
         // iCalendar text to Schedule requests and back, for chimed's ImportICalendar/ExportICalendar.
@@ -58,7 +53,7 @@ let package = Package(
         // The system's ICU, for month and year steps in the calendars Chime does not count
         // itself (chinese, islamic, persian, …), opened with dlopen when one is first used.
         .target(name: "CICU"),
-        // GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
+        // GLib's GKeyFile, GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
         // gettext (part of glibc) for Chime's own words and apps' texts; without Foundation.
@@ -82,7 +77,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CGLib", "CDesktopLibs", "ICS", "JSON", "Localization",
+                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -106,7 +106,7 @@ check_sources() {
     for binary in "$BIN_DIR/chime" "$BIN_DIR/chimed"; do
         # ldd fails on a static binary (the release chime), which needs nothing.
         missing=$({ ldd "$binary" 2>/dev/null || true; } | awk '/not found/ {print $1}' | paste -sd ' ' -)
-        [[ -z $missing ]] || die "${binary##*/} needs $missing, which this system does not have; install the runtime libraries (Debian: libglib2.0-0 libsqlite3-0)."
+        [[ -z $missing ]] || die "${binary##*/} needs $missing, which this system does not have; install the runtime libraries (Debian: libsqlite3-0)."
     done
 }
 

@@ -151,6 +151,118 @@ void chime_app_info_free(void *info)
     if (info && load_gio()) g.unref(info);
 }
 
+// MARK: GLib: GKeyFile
+
+static void *glib;
+static int glib_tried;
+
+static struct {
+    void *(*new_file)(void);
+    void (*unref)(void *);
+    int (*load_from_data)(void *, const char *, size_t, int, chime_gerror **);
+    char **(*get_groups)(void *, size_t *);
+    char **(*get_keys)(void *, const char *, size_t *, chime_gerror **);
+    int (*has_key)(void *, const char *, const char *, chime_gerror **);
+    char *(*get_string)(void *, const char *, const char *, chime_gerror **);
+    char **(*get_string_list)(void *, const char *, const char *, size_t *, chime_gerror **);
+    void (*free)(void *);
+    void (*strfreev)(char **);
+    void (*error_free)(chime_gerror *);
+} kf;
+
+static int load_glib_unlocked(void)
+{
+    if (kf.error_free != NULL) return 1;
+    const symbol symbols[] = {
+        {"g_key_file_new", (void **)&kf.new_file},
+        {"g_key_file_unref", (void **)&kf.unref},
+        {"g_key_file_load_from_data", (void **)&kf.load_from_data},
+        {"g_key_file_get_groups", (void **)&kf.get_groups},
+        {"g_key_file_get_keys", (void **)&kf.get_keys},
+        {"g_key_file_has_key", (void **)&kf.has_key},
+        {"g_key_file_get_string", (void **)&kf.get_string},
+        {"g_key_file_get_string_list", (void **)&kf.get_string_list},
+        {"g_free", (void **)&kf.free},
+        {"g_strfreev", (void **)&kf.strfreev},
+        {"g_error_free", (void **)&kf.error_free},
+    };
+    return load_library("libglib-2.0.so.0", &glib, &glib_tried, symbols, sizeof symbols / sizeof *symbols,
+                        "libglib-2.0.so.0 lacks GKeyFile");
+}
+
+static int load_glib(void) { return locked(load_glib_unlocked); }
+
+// Hands GLib's message to the caller as malloc'd text (when it wants one), frees the error.
+static void take_error(chime_gerror *error, char **error_message)
+{
+    if (error_message) *error_message = strdup(error && error->message ? error->message : "unknown error");
+    if (error) kf.error_free(error);
+}
+
+void *chime_key_file_new(void)
+{
+    return load_glib() ? kf.new_file() : NULL;
+}
+
+void chime_key_file_free(void *file)
+{
+    if (file) kf.unref(file);
+}
+
+int chime_key_file_load(void *file, const char *data, size_t length, char **error_message)
+{
+    // Every `Label[LANG]=` is kept, not only the current locale's.
+    enum { G_KEY_FILE_KEEP_TRANSLATIONS = 1 << 1 };
+    chime_gerror *error = NULL;
+    if (kf.load_from_data(file, data, length, G_KEY_FILE_KEEP_TRANSLATIONS, &error)) return 1;
+    take_error(error, error_message);
+    return 0;
+}
+
+char **chime_key_file_groups(void *file)
+{
+    return kf.get_groups(file, NULL);
+}
+
+char **chime_key_file_keys(void *file, const char *group)
+{
+    chime_gerror *error = NULL;
+    char **keys = kf.get_keys(file, group, NULL, &error);
+    if (error) kf.error_free(error);
+    return keys;
+}
+
+int chime_key_file_has_key(void *file, const char *group, const char *key)
+{
+    return kf.has_key(file, group, key, NULL);
+}
+
+char *chime_key_file_string(void *file, const char *group, const char *key, char **error_message)
+{
+    chime_gerror *error = NULL;
+    char *value = kf.get_string(file, group, key, &error);
+    if (value == NULL) take_error(error, error_message);
+    return value;
+}
+
+char **chime_key_file_string_list(void *file, const char *group, const char *key, char **error_message)
+{
+    chime_gerror *error = NULL;
+    char **list = kf.get_string_list(file, group, key, NULL, &error);
+    if (list == NULL) take_error(error, error_message);
+    return list;
+}
+
+void chime_key_file_string_free(char *value)
+{
+    if (value) kf.free(value);
+}
+
+void chime_key_file_strv_free(char **vector)
+{
+    if (vector) kf.strfreev(vector);
+}
+
 // MARK: libcanberra
 
 static void *canberra;

@@ -92,7 +92,12 @@ struct Config: Equatable, Sendable {
         }
         // GLib parses the very bytes whose lines are counted here, so a line number
         // always points into the text that was read.
-        let file = KeyFile()
+        let file: KeyFile
+        do {
+            file = try KeyFile()
+        } catch {
+            return .failure(ConfigError(path: path, line: nil, message: "The config cannot be read without GLib: \(error)."))
+        }
         if let message = file.load(bytes[...]) {
             let line = KeyFile.firstRefusedLine(of: bytes)
             return .failure(ConfigError(path: path, line: line, message: "Not a key file: \(message)."))

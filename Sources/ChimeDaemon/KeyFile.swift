@@ -1,30 +1,36 @@
-import CGLib
+import CDesktopLibs
+import Glibc
 
 /// One GKeyFile, freed with its owner; every string GLib hands out is freed at once.
+/// GLib is opened with the first one (CDesktopLibs): chimed starts without it when there
+/// is no config to read.
 ///
 /// GKeyFile keeps no line numbers, and its messages are translated (in German the line
 /// it quotes stands between »…«, not “…”), so where a line number is needed it comes
 /// from the parse itself: ``firstRefusedLine(of:)`` for the syntax, ``KeyFileLines``
 /// for the groups and keys of a file GLib accepted.
 final class KeyFile {
-    private let raw: OpaquePointer
+    private let raw: UnsafeMutableRawPointer
 
-    init() {
-        raw = g_key_file_new()
+    /// Fails, with dlopen's reason, when GLib cannot be loaded.
+    init() throws(Message) {
+        guard let raw = chime_key_file_new() else {
+            throw Message(chime_desktop_libs_error().map { String(cString: $0) } ?? "libglib-2.0.so.0 cannot be loaded")
+        }
+        self.raw = raw
     }
 
     deinit {
-        g_key_file_unref(raw)
+        chime_key_file_free(raw)
     }
 
-    /// Parses `bytes`; GLib's message when they are not a key file.
+    /// Parses `bytes`; GLib's message when they are not a key file. Every `Label[LANG]=`
+    /// is kept, not only the current locale's: the label is picked when shown.
     func load(_ bytes: ArraySlice<UInt8>) -> String? {
-        var error: UnsafeMutablePointer<GError>?
+        var error: UnsafeMutablePointer<CChar>?
         let loaded = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: gchar.self) { text in
-                // Every `Label[LANG]=` is kept, not only the current locale's: the label is
-                // picked when shown.
-                g_key_file_load_from_data(raw, text.baseAddress, gsize(text.count), G_KEY_FILE_KEEP_TRANSLATIONS, &error)
+            buffer.withMemoryRebound(to: CChar.self) { text in
+                chime_key_file_load(raw, text.baseAddress, text.count, &error)
             }
         }
         if loaded != 0 { return nil }
@@ -42,45 +48,41 @@ final class KeyFile {
         // Where each line ends, its newline included; the last may have none.
         var ends = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
         if ends.last ?? 0 < bytes.count { ends.append(bytes.count) }
-        guard KeyFile().load(bytes[...]) != nil else { return nil }
+        guard (try? KeyFile())?.load(bytes[...]) != nil else { return nil }
         // The first `accepted` lines load; the first `refused` lines do not.
         var (accepted, refused) = (0, ends.count)
         while refused - accepted > 1 {
             let middle = (accepted + refused) / 2
-            if KeyFile().load(bytes[..<ends[middle - 1]]) == nil { accepted = middle } else { refused = middle }
+            if (try? KeyFile())?.load(bytes[..<ends[middle - 1]]) == nil { accepted = middle } else { refused = middle }
         }
         return refused
     }
 
     /// The groups, in the order of the file.
     var groups: [String] {
-        Self.strings(g_key_file_get_groups(raw, nil))
+        Self.strings(chime_key_file_groups(raw))
     }
 
     func keys(_ group: String) -> [String] {
-        var error: UnsafeMutablePointer<GError>?
-        let keys = Self.strings(g_key_file_get_keys(raw, group, nil, &error))
-        _ = Self.take(error)
-        return keys
+        Self.strings(chime_key_file_keys(raw, group))
     }
 
     /// The value of `key`, nil when absent, or GLib's message when it cannot be read.
     func string(_ group: String, _ key: String) -> Result<String?, Message> {
-        guard g_key_file_has_key(raw, group, key, nil) != 0 else { return .success(nil) }
-        var error: UnsafeMutablePointer<GError>?
-        guard let value = g_key_file_get_string(raw, group, key, &error) else {
+        guard chime_key_file_has_key(raw, group, key) != 0 else { return .success(nil) }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let value = chime_key_file_string(raw, group, key, &error) else {
             return .failure(Message(Self.take(error) ?? "cannot be read"))
         }
-        defer { g_free(value) }
+        defer { chime_key_file_string_free(value) }
         return .success(String(cString: value))
     }
 
     /// A `;`-separated list value (GLib unescapes `\;`), nil when absent.
     func stringList(_ group: String, _ key: String) -> Result<[String]?, Message> {
-        guard g_key_file_has_key(raw, group, key, nil) != 0 else { return .success(nil) }
-        var error: UnsafeMutablePointer<GError>?
-        var length: gsize = 0
-        guard let list = g_key_file_get_string_list(raw, group, key, &length, &error) else {
+        guard chime_key_file_has_key(raw, group, key) != 0 else { return .success(nil) }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let list = chime_key_file_string_list(raw, group, key, &error) else {
             return .failure(Message(Self.take(error) ?? "cannot be read"))
         }
         return .success(Self.strings(list))
@@ -94,16 +96,16 @@ final class KeyFile {
     }
 
     /// Reads and frees a NULL-terminated string vector.
-    private static func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+    private static func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> [String] {
         guard let vector else { return [] }
-        defer { g_strfreev(vector) }
+        defer { chime_key_file_strv_free(vector) }
         return [String](nullTerminated: UnsafePointer(OpaquePointer(vector)))
     }
 
-    /// Reads and frees an error; nil when there is none.
-    private static func take(_ error: UnsafeMutablePointer<GError>?) -> String? {
-        guard let error else { return nil }
-        defer { g_error_free(error) }
-        return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    /// Reads and frees a message the C side made; nil when there is none.
+    private static func take(_ message: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let message else { return nil }
+        defer { free(message) }
+        return String(cString: message)
     }
 }

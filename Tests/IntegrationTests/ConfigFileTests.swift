@@ -109,6 +109,32 @@ struct ConfigFileTests {
         #expect(call.contains("<['complete', 'Complete']>"), "\(call)")
     }
 
+    /// chimed opens GLib only to read a config. Where it cannot be loaded, the config is
+    /// named as unread, with dlopen's reason, and chimed fires with its built-in categories.
+    @Test func aConfigWithoutGLibIsNamedAndChimedWorksOn() throws {
+        let session = try TestSession()
+        try writeConfig(session, """
+            [Category todo]
+            Actions=complete;
+            """)
+        // The dynamic loader looks in LD_LIBRARY_PATH first, and finds a file that is no library.
+        let libraries = session.directory.appendingPathComponent("broken-libraries")
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: libraries.appendingPathComponent("libglib-2.0.so.0"))
+        let daemon = try session.spawnDaemon(after: ["env", "LD_LIBRARY_PATH=\(libraries.path)"])
+        let named = daemon.stderr.wait(timeout: 60) { $0.contains("The config cannot be read without GLib: ") }
+        #expect(named, "\(daemon.stderr.text)")
+        #expect(daemon.stderr.text.contains("libglib-2.0.so.0"), "\(daemon.stderr.text)")
+        try session.waitForName("io.github.chime.Chime")
+
+        #expect(try session.run(["chime", "notify", "-c", "todo", "Still fires"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Still fires'>"), "\(call)")
+        #expect(!call.contains("'complete'"), "the config's category was not read: \(call)")
+        try session.stopDaemon()
+        #expect(try daemon.finish().status == 0)
+    }
+
     @Test func unknownCategoryStillShows() throws {
         let session = try TestSession()
         #expect(try session.run(["chime", "notify", "-c", "email.arrived", "Mail"]).status == 0)
