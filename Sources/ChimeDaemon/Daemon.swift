@@ -23,6 +23,8 @@ public final class Daemon {
     private var watchdog: Watchdog?
     private var systemBus: Connection?
     private var busLost = false
+    /// The exit status of a start that failed after the first answer (the history).
+    private var failed: Int32?
     private var trace: StartupTrace
 
     /// The exit status when the session bus is missing or goes away: 69
@@ -149,7 +151,7 @@ public final class Daemon {
             trace.mark("name")
             let store: Store
             do {
-                store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory)
+                store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory, history: .whenFirstNeeded)
             } catch {
                 logger.critical("\(error)")
                 // 75 (EX_TEMPFAIL) when it may pass (a full disk, a permission): the unit
@@ -195,6 +197,17 @@ public final class Daemon {
             // lock is unknown, as it was before: its answer never came before the loop ran.
             let rest = loop.idle(atLatestAfterMilliseconds: 100) { [unowned self] in
                 var rest = StartupTrace(since: .now)
+                // Unless a change needed it first. One that cannot be opened ends chimed
+                // as it would have at the store's opening, one answer later.
+                do throws(StoreError) {
+                    try store.attachHistory()
+                } catch {
+                    self.logger.critical("\(error)")
+                    self.failed = error.mayPass ? 75 : 1
+                    self.loop.stop()
+                    return
+                }
+                rest.mark("history")
                 self.connectSystemBus(for: lock)
                 rest.mark("system bus")
                 self.startServices(store: store, presenter: presenter, scheduler: scheduler, commits: commits)
@@ -222,6 +235,6 @@ public final class Daemon {
             return 1
         }
         connection.close()
-        return busLost ? Self.busUnavailableStatus : 0
+        return busLost ? Self.busUnavailableStatus : failed ?? 0
     }
 }

@@ -331,6 +331,59 @@ extension StoreTests {
         #expect(try Store(directory: directory.url, stateDirectory: state).scheduled().count == 10)
     }
 
+    /// A history attached when first needed: not by reading the schedule, but by the first
+    /// change or history read, which find what the file holds; a new store's migrations
+    /// attach it at once.
+    @Test func aHistoryAttachedWhenFirstNeededIsThereForTheFirstChangeAndRead() throws {
+        let directory = Directory()
+        let state = try storeWithHistory(in: directory, count: 10)
+        let reading = try Store(directory: directory.url, stateDirectory: state, history: .whenFirstNeeded)
+        #expect(!reading.historyAttached)
+        #expect(try reading.scheduled().count == 10)
+        #expect(!reading.historyAttached)
+        #expect(try reading.history(limit: 1).map(\.id) == ["n499"])
+        #expect(reading.historyAttached)
+        reading.close()
+
+        let writing = try Store(directory: directory.url, stateDirectory: state, history: .whenFirstNeeded)
+        #expect(!writing.historyAttached)
+        try writing.write { db in try writing.record(fired("first", 600), in: db) }
+        #expect(writing.historyAttached)
+        #expect(try writing.history(limit: 2).map(\.id) == ["first", "n499"])
+        writing.close()
+
+        let fresh = Directory()
+        let new = try Store(directory: fresh.url, stateDirectory: fresh.url.appendingPathComponent("state"), history: .whenFirstNeeded)
+        #expect(new.historyAttached)
+    }
+
+    /// Attached when first needed, a history that cannot be opened now lets the store open
+    /// and refuses each change by name, losing nothing, until it can be opened.
+    @Test func aHistoryThatCannotBeOpenedWhenFirstNeededRefusesChangesByName() throws {
+        let directory = Directory()
+        let state = try storeWithHistory(in: directory, count: 10)
+        let history = state.appendingPathComponent("history.sqlite")
+        try FileManager.default.removeItem(at: history)
+        try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
+        let store = try Store(directory: directory.url, stateDirectory: state, history: .whenFirstNeeded)
+        #expect(try store.scheduled().count == 10)
+        for _ in 0..<2 {
+            #expect {
+                try store.write { db in try store.record(fired("refused", 1), in: db) }
+            } throws: { error in
+                guard let error = error as? StoreError, case .cannotOpen(let path, _) = error else { return false }
+                return path.hasSuffix("/history.sqlite") && error.mayPass
+            }
+        }
+        #expect(!store.historyAttached)
+        try FileManager.default.removeItem(at: history)
+        try store.attachHistory()
+        try store.write { db in try store.record(fired("then", 2), in: db) }
+        #expect(try store.history(limit: 10).map(\.id) == ["then"])
+        #expect(try store.scheduled().count == 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.contains("damaged") }.isEmpty)
+    }
+
     @Test func aStoreThatCannotBeOpenedNowIsLeftAsItIs() throws {
         let directory = Directory()
         // SQLite cannot open a folder: an error that is not damage.

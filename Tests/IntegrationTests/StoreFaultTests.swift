@@ -33,6 +33,33 @@ struct StoreFaultTests {
         #expect(try session.listedTitles().count == 50)
     }
 
+    /// The history is attached after chimed's first answers; one it may not read ends
+    /// chimed as an unreadable store does, by name and with 75, and nothing is set aside.
+    @Test func anUnreadableHistoryIsNamedAndChimedGoesOnceItIsReadable() throws {
+        let session = try TestSession()
+        try session.addReminders(5)
+        let added = try session.run(["chime", "add", "Cancelled before", "--in", "1h"]).stdout
+        let gone = String(added.prefix { !$0.isWhitespace })
+        #expect(try session.run(["chime", "cancel", gone]).status == 0)
+        try session.stopDaemon()
+        let history = session.stateDirectory.appendingPathComponent("history.sqlite")
+        let original = try Data(contentsOf: history)
+        chmod(history.path, 0)
+        defer { chmod(history.path, 0o600) }
+
+        let refused = try session.spawnDaemon(after: withoutFileCapabilities).finish()
+        #expect(refused.status == 75, "\(refused)")
+        #expect(refused.stderr.contains("Cannot open the store \(history.path): permission denied"), "\(refused)")
+        #expect(Self.setAside(try FileManager.default.contentsOfDirectory(atPath: session.stateDirectory.path)).isEmpty)
+        #expect(Self.setAside(try session.dataFiles()).isEmpty)
+        #expect(try Data(contentsOf: history) == original)
+
+        chmod(history.path, 0o600)
+        #expect(try session.listedTitles().count == 5)
+        let log = try session.run(["chime", "log"])
+        #expect(log.status == 0 && log.stdout.contains("Cancelled before"), "\(log)")
+    }
+
     /// A store whose files are all there needs no space to open (SQLite keeps its WAL
     /// files between starts): chimed starts on a full disk, shows what it has and refuses
     /// changes by name. One that must make its WAL files first (as an older chimed left

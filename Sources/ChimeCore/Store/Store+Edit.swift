@@ -23,7 +23,8 @@ extension Store {
     /// Whether the newest event of `id` says it was cancelled: it is gone from the schedule,
     /// and only its history knows it.
     public func wasCancelled(_ id: String) throws(StoreError) -> Bool {
-        try read { db in
+        try attachHistory()
+        return try read { db in
             try String.fetchOne(db, sql: "SELECT event FROM history WHERE notificationId = ? ORDER BY seq DESC LIMIT 1",
                                 arguments: [id]) == HistoryEntry.Event.cancelled.rawValue
         }

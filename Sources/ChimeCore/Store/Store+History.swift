@@ -28,7 +28,8 @@ extension Store {
 
     /// The newest `limit` history events, newest first.
     public func history(limit: Int) throws(StoreError) -> [HistoryEntry] {
-        try read { db in
+        try attachHistory()
+        return try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM history ORDER BY seq DESC LIMIT ?", arguments: [limit]).compactMap(decodeHistory)
         }
     }
@@ -36,7 +37,8 @@ extension Store {
     /// The newest `limit` events of `id`'s lineage (it, the notification it was snoozed
     /// from, and every snoozed copy), newest first; nil when the id is unknown.
     public func history(of id: String, limit: Int) throws(StoreError) -> [HistoryEntry]? {
-        try read { db in
+        try attachHistory()
+        return try read { db in
             // A cancelled notification is gone from its table; its history still knows it.
             guard let lineage = try String.fetchOne(db, sql: """
                 SELECT coalesce((SELECT coalesce(origin, id) FROM notification WHERE id = ?1),

@@ -17,6 +17,35 @@ extension Store {
 
     static func historyURL(in stateDirectory: URL) -> URL { stateDirectory.appending(path: "history.sqlite", directoryHint: .notDirectory) }
 
+    /// Attaches the history when it is not yet (``HistoryAttachment/whenFirstNeeded``),
+    /// as the store's opening would have: a damaged one is set aside and the sentence
+    /// added to ``notices``; one that cannot be opened now throws
+    /// ``StoreError/cannotOpen(_:_:)`` naming it, and is tried again at the next call.
+    public func attachHistory() throws(StoreError) {
+        guard !historyAttached else { return }
+        var notice: String?
+        do {
+            try Self.attachHistory(historyURL, to: database, notice: &notice)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .cannotOpen(historyURL.path, Self.cause(of: error, at: historyURL))
+        }
+        historyAttached = true
+        if let notice { notices.append(notice) }
+        historyWasAttached()
+    }
+
+    /// A history that grew past the limit (a smaller limit, or rows added since the last
+    /// pruning) is pruned with the first event written. Its seq is dense (see
+    /// historySchema), so the span of seq counts its rows in two look-ups where count(*)
+    /// reads every row; were it ever not dense, the span is more, and pruning (which keeps
+    /// the newest by seq) merely comes sooner.
+    func historyWasAttached() {
+        let rows = (try? Int.fetchOne(database, sql: "SELECT max(seq) - min(seq) + 1 FROM history")) ?? nil
+        if let rows, rows > historyLimit { addedSincePruning = pruneInterval }
+    }
+
     /// Attaches the history file to the store's connection as `state`, after checking it
     /// there: one open of the file per start, not one to check it and one to use it.
     /// A damaged one is set aside (`history.sqlite.damaged-DATE`) and a new one started,

@@ -5,15 +5,22 @@ extension Store {
     /// Opens and migrates the database at `url`, with the history database at `history`
     /// attached as `state`; throws ``Damage`` when the store's quick check fails. A damaged
     /// history is set aside and started anew, and `historyNotice` says so.
-    static func openDatabase(_ url: URL, history: URL) throws -> (database: Database, historyNotice: String?) {
+    static func openDatabase(_ url: URL, history: URL, deferring: Bool = false) throws
+        -> (database: Database, historyNotice: String?, historyAttached: Bool) {
         var notice: String?
-        let database = try openDatabase(url) { db in try attachHistory(history, to: db, notice: &notice) }
-        return (database, notice)
+        var attached = false
+        let database = try openDatabase(url) { db, migrating in
+            guard migrating || !deferring else { return }
+            try attachHistory(history, to: db, notice: &notice)
+            attached = true
+        }
+        return (database, notice, attached)
     }
 
     /// Opens and migrates the database at `url`, with `attach` run on its connection
-    /// first; throws ``Damage`` when its quick check fails.
-    static func openDatabase(_ url: URL, attach: (Database) throws -> Void = { _ in }) throws -> Database {
+    /// first (told whether a migration is to run); throws ``Damage`` when its quick check
+    /// fails.
+    static func openDatabase(_ url: URL, attach: (Database, _ migrating: Bool) throws -> Void = { _, _ in }) throws -> Database {
         let db = try Database(path: url.path)
         do {
             // WAL with FULL sync: a commit is on disk when it returns, and costs one fsync.
@@ -29,8 +36,9 @@ extension Store {
             // After the store's check, so that a damaged store is recovered before its
             // history is looked at. What is attached stays for the connection's life; the
             // migrations need it (v6 moves the history there).
-            try attach(db)
-            try migrate(db)
+            let pending = try pendingMigrations(db)
+            try attach(db, !pending.isEmpty)
+            try migrate(db, pending)
         } catch {
             db.close()
             throw error
@@ -38,19 +46,24 @@ extension Store {
         return db
     }
 
-    /// Applies the migrations `db` has not had, each in a transaction of its own.
+    /// Applies `pending` (``pendingMigrations(_:)``), each in a transaction of its own.
     ///
     /// They are recorded by name in `grdb_migrations`, the table the GRDB library that
     /// kept the store until 0.4 wrote, so that every store it left goes on from where it is.
-    private static func migrate(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
-        let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
-        for (identifier, migration) in migrations where !applied.contains(identifier) {
+    private static func migrate(_ db: Database, _ pending: [(String, (Database) throws -> Void)]) throws {
+        for (identifier, migration) in pending {
             try db.inTransaction {
                 try migration(db)
                 try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
             }
         }
+    }
+
+    /// The migrations `db` has not had, oldest first.
+    private static func pendingMigrations(_ db: Database) throws -> [(String, (Database) throws -> Void)] {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        return migrations.filter { !applied.contains($0.0) }
     }
 
     /// The migrations, oldest first, by the names they are recorded under.

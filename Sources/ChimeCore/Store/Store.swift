@@ -19,6 +19,17 @@ public final class Store {
     /// notification: cancelling a large schedule must not push the rest of the history out.
     public static let itemizedCancelLimit = 100
 
+    /// When the history file is attached to the store's connection.
+    public enum HistoryAttachment: Sendable {
+        /// As the store opens: a history that cannot be opened stops the opening.
+        case withTheStore
+        /// At ``attachHistory()`` or the first change or history read, whichever comes
+        /// first, unless a migration needs it as the store opens. chimed attaches it after
+        /// it has answered the calls that started it: its attach and check are a third
+        /// of SQLite's part of that start, and no first answer but a change needs it.
+        case whenFirstNeeded
+    }
+
     /// Where the store lives.
     public let directory: URL
     /// The SQLite file.
@@ -53,16 +64,20 @@ public final class Store {
     /// so it is one DELETE per thousand events instead of one per event.
     var addedSincePruning = 0
     var pruneInterval: Int { max(1, historyLimit / 10) }
+    /// Whether the history file is attached as `state` (``attachHistory()``).
+    public internal(set) var historyAttached: Bool
 
     /// Opens (creating when needed) the store in `directory`, keeping the newest
-    /// `historyLimit` history rows in `stateDirectory` (by default `directory`).
+    /// `historyLimit` history rows in `stateDirectory` (by default `directory`), attached
+    /// as `history` says.
     ///
     /// A store that cannot be opened *now* (a full disk, a permission, an I/O error, a
     /// lock) throws ``StoreError/cannotOpen(_:_:)`` and is left exactly as it was: the
     /// next start opens it. Only a *damaged* file (SQLite finds it corrupt, or not a
     /// database, or its quick check fails) is replaced, by what can be read from it or
     /// else by the backup; the damaged file is kept beside it (``recovery``).
-    public init(directory: URL, stateDirectory: URL? = nil, historyLimit: Int = Store.defaultHistoryLimit) throws(StoreError) {
+    public init(directory: URL, stateDirectory: URL? = nil, historyLimit: Int = Store.defaultHistoryLimit,
+                history attachment: HistoryAttachment = .withTheStore) throws(StoreError) {
         self.directory = directory
         let stateDirectory = stateDirectory ?? directory
         self.stateDirectory = stateDirectory
@@ -92,8 +107,9 @@ public final class Store {
         let history = Self.historyURL(in: stateDirectory)
         var salvage: Salvage?
         do {
-            let opened = try Self.openDatabase(url, history: history)
+            let opened = try Self.openDatabase(url, history: history, deferring: attachment == .whenFirstNeeded)
             database = opened.database
+            historyAttached = opened.historyAttached
             if let setAside = opened.historyNotice { tightened.append(setAside) }
         } catch {
             if let error = error as? StoreError {
@@ -107,6 +123,7 @@ public final class Store {
             do {
                 let recovered = try Self.recover(url, damage: damage, history: history)
                 database = recovered.database
+                historyAttached = true
                 salvage = recovered.salvage
                 if let setAside = recovered.historyNotice { tightened.append(setAside) }
             } catch {
@@ -121,13 +138,7 @@ public final class Store {
         } else {
             loadRecovery()
         }
-        // A history that grew past the limit (a smaller limit, or rows added since the
-        // last pruning) is pruned with the first event written. Its seq is dense (see
-        // historySchema), so the span of seq counts its rows in two look-ups where count(*)
-        // reads every row; were it ever not dense, the span is more, and pruning (which
-        // keeps the newest by seq) merely comes sooner.
-        let rows = (try? Int.fetchOne(database, sql: "SELECT max(seq) - min(seq) + 1 FROM history")) ?? nil
-        if let rows, rows > self.historyLimit { addedSincePruning = pruneInterval }
+        if historyAttached { historyWasAttached() }
     }
 
     deinit {
@@ -161,8 +172,11 @@ public final class Store {
 
     // MARK: - Transactions
 
-    /// Runs `body` in one transaction; it is on disk when this returns.
+    /// Runs `body` in one transaction; it is on disk when this returns. Any change may
+    /// write history, so the history is attached first (outside the transaction, where
+    /// SQLite allows it).
     public func write<T>(_ body: (Transaction) throws -> T) throws(StoreError) -> T {
+        try attachHistory()
         do { return try database.inTransaction { try body(Transaction(db: database)) } } catch { throw writeError(error) }
     }
 
