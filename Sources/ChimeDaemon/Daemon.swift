@@ -122,6 +122,11 @@ public final class Daemon {
         // starts gets the session's own umask back.
         let sessionUmask = umask(0o077)
         do {
+            // Calls wait in libdbus's queue until the loop runs, so the name can be claimed
+            // and the store opened before anything is answered. The request goes first and
+            // its answer is read after the store is open: the bus answers (and, under D-Bus
+            // activation, hands over the calls that wait for the name) meanwhile.
+            let nameRequest = try connection.sendNameRequest(ChimeBus.name)
             connection.attach(to: loop)
             connection.onDisconnect = { [unowned self] in
                 // Not 0: the user unit restarts chimed on a failure, and the next one
@@ -138,27 +143,30 @@ public final class Daemon {
                     self.loop.stop()
                 }
             }
-            // Calls wait in libdbus's queue until the loop runs, so the name can be
-            // claimed first and the store opened before anything is answered.
-            switch try connection.requestName(ChimeBus.name) {
-            case .owned:
-                break
-            case .taken:
-                // Autostart, the user unit and activation may race; the first one wins.
-                logger.notice("Another chimed already owns \(ChimeBus.name); exiting.")
-                return 0
-            }
             trace.mark("name")
+            // Autostart, the user unit and activation may race; the first to own the name
+            // wins. A loser that finds the store held gives up at once, not after the
+            // 2 s the store waits for a chimed on its way out.
+            let lost = { [logger] in
+                logger.notice("Another chimed already owns \(ChimeBus.name); exiting.")
+                return Int32(0)
+            }
             let store: Store
             do {
-                store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory, history: .whenFirstNeeded)
+                store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory, history: .whenFirstNeeded,
+                                  whileLocked: { (try? nameRequest.result()) == .owned })
             } catch {
+                if try nameRequest.result() == .taken { return lost() }
                 logger.critical("\(error)")
                 // 75 (EX_TEMPFAIL) when it may pass (a full disk, a permission): the unit
                 // restarts on it, and the store is untouched for the next try.
                 return error.mayPass ? 75 : 1
             }
             trace.mark("store")
+            if try nameRequest.result() == .taken {
+                store.close()
+                return lost()
+            }
             let commits = CommitQueue(store: store, loop: loop)
             let placement = SessionPlacement(sessionUmask: sessionUmask, connection: connection, logger: logger)
             let commands = CommandRunner(loop: loop, logger: logger, placement: placement)

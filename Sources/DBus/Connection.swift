@@ -146,14 +146,26 @@ public final class Connection {
 
     /// Asks for `name` without queueing: either we own it now or someone else does.
     public func requestName(_ name: BusName) throws(DBusError) -> NameRequestResult {
-        let (result, error) = withLibDBusError { error in
-            dbus_bus_request_name(raw, name.rawValue, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), error)
+        try sendNameRequest(name).result()
+    }
+
+    /// Sends the request of ``requestName(_:)`` and returns without its answer, which
+    /// ``PendingNameRequest/result()`` reads: the bus's round trip (and, under D-Bus
+    /// activation, its delivery of the calls that wait for the name) overlaps whatever the
+    /// caller does meanwhile.
+    public func sendNameRequest(_ name: BusName) throws(DBusError) -> PendingNameRequest {
+        let message = try Message.methodCall(
+            destination: try BusName("org.freedesktop.DBus"), path: try ObjectPath("/org/freedesktop/DBus"),
+            interface: try InterfaceName("org.freedesktop.DBus"), member: try MemberName("RequestName"),
+            arguments: [.string(name.rawValue), .uint32(UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE))]
+        )
+        var pending: OpaquePointer?
+        guard dbus_connection_send_with_reply(raw, message.raw, &pending, 25_000) != 0, let pending else {
+            throw .disconnected("Not connected to the bus.")
         }
-        if let error { throw error }
-        switch result {
-        case Int32(DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER), Int32(DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER): return .owned
-        default: return .taken
-        }
+        // Written now: nothing else writes until the caller reads the answer or runs a loop.
+        dbus_connection_flush(raw)
+        return PendingNameRequest(pending)
     }
 
     // MARK: - Sending and calling
@@ -271,4 +283,42 @@ public final class Registration {
     }
 
     deinit { cancel() }
+}
+
+/// A ``Connection/sendNameRequest(_:)`` whose answer is read once, when needed.
+public final class PendingNameRequest {
+    private let pending: OpaquePointer
+    private var answer: Result<Connection.NameRequestResult, DBusError>?
+
+    init(_ pending: OpaquePointer) {
+        self.pending = pending
+    }
+
+    deinit {
+        dbus_pending_call_unref(pending)
+    }
+
+    /// The bus's answer, waited for the first time. Blocking reads only this reply: other
+    /// messages stay queued, unanswered, for the loop.
+    public func result() throws(DBusError) -> Connection.NameRequestResult {
+        if answer == nil { answer = read() }
+        return try answer!.get()
+    }
+
+    private func read() -> Result<Connection.NameRequestResult, DBusError> {
+        dbus_pending_call_block(pending)
+        guard let raw = dbus_pending_call_steal_reply(pending) else {
+            return .failure(DBusError(name: DBusError.noReplyName, message: "The bus did not answer the name request."))
+        }
+        let reply = Message(owning: raw)
+        if reply.kind == .error { return .failure(reply.error ?? .failed("RequestName failed.")) }
+        switch (try? reply.arguments())?.first {
+        case .uint32(UInt32(DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER)), .uint32(UInt32(DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER)):
+            return .success(.owned)
+        case .uint32:
+            return .success(.taken)
+        default:
+            return .failure(.failed("The bus answered the name request with '\(reply.signature)'."))
+        }
+    }
 }

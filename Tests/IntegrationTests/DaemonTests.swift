@@ -47,7 +47,7 @@ struct DaemonTests {
         let total = try #require(Double(match.1))
         #expect(total > 0 && abs(sum - total) <= 0.1 * Double(steps.count), "\(line)")
         let then = try #require(log.split(separator: "\n").first { $0.contains("Then, after the first calls: ") })
-        #expect(then.firstMatch(of: /Then, after the first calls: system bus \d+\.\d, services \d+\.\d, words \d+\.\d ms\./) != nil, "\(then)")
+        #expect(then.firstMatch(of: /Then, after the first calls: history \d+\.\d, system bus \d+\.\d, services \d+\.\d, words \d+\.\d ms\./) != nil, "\(then)")
     }
 
     /// A system bus that takes the connection and never answers (a wedged dbus-daemon)
@@ -89,6 +89,34 @@ struct DaemonTests {
         #expect(second.status == 0, "\(second)")
         #expect(second.stderr.contains("Another chimed already owns io.github.chime.Chime"))
         #expect(first.process.isRunning)
+    }
+
+    /// chimed asks for its name before it opens the store and reads the answer after. One
+    /// that finds the store free but the name owned (by a chimed starting beside it, here
+    /// a process that only holds the name) lets the store go again and leaves quietly,
+    /// having changed nothing.
+    @Test func aDaemonThatLosesTheNameAfterOpeningTheStoreLetsItGo() throws {
+        let session = try TestSession()
+        _ = try session.add("Kept", "--in", "1h")
+        try session.stopDaemon()
+        let before = try Data(contentsOf: session.storeFile)
+        let holder = try session.spawn(["/usr/bin/python3", "-c", """
+            from gi.repository import Gio, GLib
+            bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+            bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'RequestName',
+                          GLib.Variant('(su)', ('io.github.chime.Chime', 4)), None, 0, -1, None)
+            GLib.MainLoop().run()
+            """])
+        try session.waitForName("io.github.chime.Chime")
+        let loser = try session.run(["chimed"])
+        #expect(loser.status == 0, "\(loser)")
+        #expect(loser.stderr.contains("Another chimed already owns io.github.chime.Chime"), "\(loser)")
+        #expect(!loser.stderr.contains("after main"), "\(loser)")
+        #expect(try Data(contentsOf: session.storeFile) == before)
+        #expect(holder.process.isRunning)
+
+        try session.killDaemon(signal: SIGTERM)
+        #expect(try session.listedTitles() == ["Kept"])
     }
 
     /// Not a clean exit: 69, so that the user unit (Restart=on-failure) starts chimed

@@ -69,7 +69,9 @@ public final class Store {
 
     /// Opens (creating when needed) the store in `directory`, keeping the newest
     /// `historyLimit` history rows in `stateDirectory` (by default `directory`), attached
-    /// as `history` says.
+    /// as `history` says. When another process holds the store, `whileLocked` is asked
+    /// once whether to wait for it (2 s at most) or give up at once with
+    /// ``StoreError/inUse(_:)``.
     ///
     /// A store that cannot be opened *now* (a full disk, a permission, an I/O error, a
     /// lock) throws ``StoreError/cannotOpen(_:_:)`` and is left exactly as it was: the
@@ -77,7 +79,7 @@ public final class Store {
     /// database, or its quick check fails) is replaced, by what can be read from it or
     /// else by the backup; the damaged file is kept beside it (``recovery``).
     public init(directory: URL, stateDirectory: URL? = nil, historyLimit: Int = Store.defaultHistoryLimit,
-                history attachment: HistoryAttachment = .withTheStore) throws(StoreError) {
+                history attachment: HistoryAttachment = .withTheStore, whileLocked: () -> Bool = { true }) throws(StoreError) {
         self.directory = directory
         let stateDirectory = stateDirectory ?? directory
         self.stateDirectory = stateDirectory
@@ -96,8 +98,11 @@ public final class Store {
         // A chimed that has just given up the bus name may still be exiting when the
         // bus (or systemd's restart) starts the next one: give it 2 s to let go.
         let deadline = ContinuousClock.now + .seconds(2)
+        var wait = true, asked = false
         while flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK, ContinuousClock.now < deadline else {
+            let busy = errno == EWOULDBLOCK
+            if busy && !asked { (asked, wait) = (true, whileLocked()) }
+            guard busy, wait, ContinuousClock.now < deadline else {
                 Glibc.close(lockDescriptor)
                 throw .inUse(directoryPath)
             }
