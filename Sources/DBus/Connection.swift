@@ -59,6 +59,25 @@ public final class Connection {
         return Connection(raw: raw)
     }
 
+    /// ``system()`` for a program without a loop of its own (`chime doctor`), waiting at
+    /// most `timeoutMilliseconds` for the bus to say hello: the hello is said from a loop
+    /// made for it, and the connection comes back without one, for blocking calls.
+    public static func system(timeoutMilliseconds: Int32) throws(DBusError) -> Connection {
+        let loop = EventLoop()
+        var outcome: Result<Connection, DBusError>?
+        system(on: loop, timeoutMilliseconds: timeoutMilliseconds, readLimits: .unlimited) { outcome = $0 }
+        while outcome == nil {
+            do {
+                try loop.runOnce(timeoutMilliseconds: Int(timeoutMilliseconds))
+            } catch {
+                throw .failed("Cannot connect to the system bus: \(error).")
+            }
+        }
+        let connection = try outcome!.get()
+        connection.detachFromLoop()
+        return connection
+    }
+
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket) from
     /// `loop` without blocking it; `done` runs from the loop once the bus has said hello,
     /// or with the error, or when `timeoutMilliseconds` have passed without an answer. It

@@ -52,7 +52,9 @@ extension Diagnosis {
         defer { self.places = places }
         // chimed logs the same sentence, so it is one English constant: not translated.
         if places.location == "denied" { problems.append(Note(english: PlaceText.geoClueDenial, text: PlaceText.geoClueDenial)) }
-        guard let connection = try? Connection.system() else {
+        // A system bus that takes the connection and never answers would hold libdbus's
+        // own connect for ever.
+        guard let connection = try? Connection.system(timeoutMilliseconds: 5_000) else {
             if places.location == "unavailable" || places.network == "unavailable" {
                 warnings.append(Note { localized("Place notifications wait for a location source: there is no system bus to find GeoClue or NetworkManager on.") })
             }

@@ -55,20 +55,8 @@ struct DaemonTests {
     /// hello from its loop. Calls are answered while it waits, and after 25 s without an
     /// answer chimed says there is no system bus and goes on.
     @Test func aSystemBusThatNeverAnswersHoldsNothingUp() throws {
-        let folder = try temporaryDirectory("wedged-system-bus")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let socket = folder.appendingPathComponent("system_bus_socket").path
-        let wedged = try Spawned(["python3", "-c", """
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX)
-            s.bind(sys.argv[1])
-            s.listen(16)
-            print("listening", flush=True)
-            time.sleep(600)
-            """, socket], environment: ProcessInfo.processInfo.environment)
-        defer { wedged.stop() }
-        #expect(wedged.stdout.wait(timeout: 30, until: { $0.contains("listening") }), "\(wedged.stderr.text)")
-        let session = try TestSession(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=" + socket])
+        let wedged = try WedgedBus()
+        let session = try TestSession(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": wedged.address])
 
         for _ in 0..<2 {
             let answered = try session.run(["chime", "list"])
@@ -79,6 +67,7 @@ struct DaemonTests {
         try session.waitForLog("No system bus (", timeout: 120)
         let after = try session.run(["chime", "list"])
         #expect(after.status == 0, "\(after)")
+        withExtendedLifetime(wedged) {}
     }
 
     @Test func secondDaemonFindsTheNameTakenAndLeavesQuietly() throws {

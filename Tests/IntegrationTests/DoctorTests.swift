@@ -318,6 +318,17 @@ struct DoctorTests {
         #expect(result.stdout.contains("\(version), another version of the interface"), "\(result)")
     }
 
+    /// A system bus that takes the connection and never answers costs doctor seconds:
+    /// libdbus's own connect would wait for its side of the authentication for ever.
+    @Test func aSystemBusThatNeverAnswersIsNotReachable() throws {
+        let wedged = try WedgedBus()
+        let session = try TestSession()
+        let result = try doctor(session, scratch: try Scratch(), changes: ["DBUS_SYSTEM_BUS_ADDRESS": wedged.address])
+        #expect(folded(result.stdout).contains("system bus: not reachable"), "\(result)")
+        #expect(!result.stdout.contains("GeoClue"), "\(result)")
+        #expect(wedged.process.process.isRunning, "the socket listened throughout")
+    }
+
     @Test func helpHasAnExample() throws {
         let session = try TestSession(capabilities: nil)
         let result = try session.run(["chime", "doctor", "--help"])
