@@ -411,10 +411,18 @@ restart_chimed() {
     restart_own_ms=${BASH_REMATCH[1]}
 }
 
-echo "Restarting chimed with $large_count scheduled…"
-restart_chimed "$large_count"
-record start_ms "$restart_ms"
-record start_own_ms "$restart_own_ms"
+# Three restarts, their median: one start reads the whole store, and a single one moved
+# by half with what else the machine's cache held at that moment.
+echo "Restarting chimed with $large_count scheduled, three times…"
+starts=() owns=()
+for _ in 1 2 3; do
+    restart_chimed "$large_count"
+    starts+=("$restart_ms") owns+=("$restart_own_ms")
+done
+middle() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+echo "  ${starts[*]} ms; chimed from main ${owns[*]} ms"
+record start_ms "$(middle "${starts[@]}")"
+record start_own_ms "$(middle "${owns[@]}")"
 record large_rss "$restart_rss"
 record large_hwm "$restart_hwm"
 # The same two commands against a daemon already up: the part of the figure
@@ -576,7 +584,7 @@ rows = [
     (f"idle wake-ups in {idle} s, 10k", r["wakeups"], "target 0", ""),
     ("", "", f"system bus up: {r['system_connections']} connections", ""),
     ("RSS, 10k scheduled", f"{idle_rss:.1f} MiB", f"threads: {r['threads']}", ""),
-    ("start-up to ready, 100k", f"{start_ms} ms", "target <= 1000 ms", f"{start_ms / 1000:.2f}"),
+    ("start-up to ready, 100k, median of 3", f"{start_ms} ms", "target <= 1000 ms", f"{start_ms / 1000:.2f}"),
     ("", "", f"of it gdbus + dbus-send {tools_ms} ms", ""),
     ("", "", f"of it chimed from main {float(r['start_own_ms']):.1f} ms", ""),
     ("RSS after start-up, 100k", f"{large_rss:.1f} MiB", "target <= 64 MiB", f"{large_rss / 64:.2f}"),
