@@ -315,10 +315,7 @@ extension StoreTests {
     /// not damage: the start stops naming it, and neither it nor the store is set aside.
     @Test func aHistoryThatCannotBeOpenedNowStopsTheStartByName() throws {
         let directory = Directory()
-        let state = try storeWithHistory(in: directory, count: 10)
-        let history = state.appendingPathComponent("history.sqlite")
-        try FileManager.default.removeItem(at: history)
-        try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
+        let (state, history) = try storeWithHistoryInTheWay(in: directory)
         #expect {
             try Store(directory: directory.url, stateDirectory: state)
         } throws: { error in
@@ -361,10 +358,7 @@ extension StoreTests {
     /// and refuses each change by name, losing nothing, until it can be opened.
     @Test func aHistoryThatCannotBeOpenedWhenFirstNeededRefusesChangesByName() throws {
         let directory = Directory()
-        let state = try storeWithHistory(in: directory, count: 10)
-        let history = state.appendingPathComponent("history.sqlite")
-        try FileManager.default.removeItem(at: history)
-        try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
+        let (state, history) = try storeWithHistoryInTheWay(in: directory)
         let store = try Store(directory: directory.url, stateDirectory: state, history: .whenFirstNeeded)
         #expect(try store.scheduled().count == 10)
         for _ in 0..<2 {
@@ -487,6 +481,16 @@ extension StoreTests {
             for second in 0..<500 { try store.record(fired("n\(second)", second, title: "A title long enough to fill pages"), in: db) }
         }
         return state
+    }
+
+    /// A store of 10 whose history file is a folder: SQLite cannot open it, and it is no
+    /// damage. Returns the state folder and the history's path.
+    func storeWithHistoryInTheWay(in directory: Directory) throws -> (URL, URL) {
+        let state = try storeWithHistory(in: directory, count: 10)
+        let history = state.appendingPathComponent("history.sqlite")
+        try FileManager.default.removeItem(at: history)
+        try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
+        return (state, history)
     }
 
     @Test func aDamagedHistoryIsSetAsideAndTheScheduleKept() throws {
