@@ -41,13 +41,15 @@ extension Connection {
 
 /// Keeps the loop sources that stand for libdbus's watches and timeouts.
 ///
+/// Each source travels on its watch or timeout (`dbus_watch_set_data`,
+/// `dbus_timeout_set_data`), which libdbus releases when it drops the watch or timeout:
+/// no table keyed by libdbus's pointers, whose first use cost chimed's start two generic
+/// types and a conformance search of the whole binary.
+///
 /// libdbus calls these with its connection lock held: they touch only the loop,
 /// never the connection.
 final class LoopBridge {
     let loop: EventLoop
-    var watches: [OpaquePointer: Source] = [:]
-    var timeouts: [OpaquePointer: Source] = [:]
-    var knownTimeouts: Set<OpaquePointer> = []
     var prepareSource: Source?
     /// Dispatches what libdbus has queued; set by the connection.
     var dispatch: () -> Void = {}
@@ -76,7 +78,7 @@ final class LoopBridge {
     }
 
     func add(watch: OpaquePointer) {
-        watches[watch] = loop.watch(fd: dbus_watch_get_unix_fd(watch), events: events(of: watch)) { ready in
+        let source = loop.watch(fd: dbus_watch_get_unix_fd(watch), events: events(of: watch)) { ready in
             var flags: UInt32 = 0
             if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
             if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
@@ -84,42 +86,68 @@ final class LoopBridge {
             if ready.contains(.hangup) { flags |= DBUS_WATCH_HANGUP.rawValue }
             dbus_watch_handle(watch, flags)
         }
+        dbus_watch_set_data(watch, Unmanaged.passRetained(source).toOpaque(), releaseCarried)
     }
 
     func remove(watch: OpaquePointer) {
-        watches.removeValue(forKey: watch)?.cancel()
+        Self.carried(Source.self, dbus_watch_get_data(watch))?.cancel()
+        dbus_watch_set_data(watch, nil, nil)
     }
 
     func toggle(watch: OpaquePointer) {
-        if let source = watches[watch] { loop.update(source, events: events(of: watch)) }
+        if let source = Self.carried(Source.self, dbus_watch_get_data(watch)) { loop.update(source, events: events(of: watch)) }
+    }
+
+    /// What a timeout carries: its source while armed, and whether libdbus removed it
+    /// (after which the timeout may be freed, and must not be touched).
+    final class Timer {
+        var source: Source?
+        var removed = false
     }
 
     func add(timeout: OpaquePointer) {
-        knownTimeouts.insert(timeout)
-        arm(timeout)
+        let timer = Timer()
+        dbus_timeout_set_data(timeout, Unmanaged.passRetained(timer).toOpaque(), releaseCarried)
+        arm(timeout, timer)
     }
 
     func remove(timeout: OpaquePointer) {
-        knownTimeouts.remove(timeout)
-        timeouts.removeValue(forKey: timeout)?.cancel()
+        guard let timer = Self.carried(Timer.self, dbus_timeout_get_data(timeout)) else { return }
+        timer.removed = true
+        timer.source?.cancel()
+        timer.source = nil
+        dbus_timeout_set_data(timeout, nil, nil)
     }
 
     func toggle(timeout: OpaquePointer) {
-        timeouts.removeValue(forKey: timeout)?.cancel()
-        arm(timeout)
+        guard let timer = Self.carried(Timer.self, dbus_timeout_get_data(timeout)) else { return }
+        timer.source?.cancel()
+        timer.source = nil
+        arm(timeout, timer)
     }
 
-    private func arm(_ timeout: OpaquePointer) {
+    private func arm(_ timeout: OpaquePointer, _ timer: Timer) {
         guard dbus_timeout_get_enabled(timeout) != 0 else { return }
         let interval = Int(dbus_timeout_get_interval(timeout))
-        timeouts[timeout] = loop.timeout(afterMilliseconds: interval) { [weak self] in
-            guard let self else { return }
-            self.timeouts[timeout] = nil
+        timer.source = loop.timeout(afterMilliseconds: interval) { [weak self, weak timer] in
+            guard let self, let timer, !timer.removed else { return }
+            timer.source = nil
             dbus_timeout_handle(timeout)
             // libdbus timeouts repeat until removed or disabled.
-            if self.knownTimeouts.contains(timeout) && self.timeouts[timeout] == nil { self.arm(timeout) }
+            if !timer.removed && timer.source == nil { self.arm(timeout, timer) }
         }
     }
+
+    /// The object a watch or timeout carries, nil when it carries none.
+    private static func carried<T: AnyObject>(_ type: T.Type, _ data: UnsafeMutableRawPointer?) -> T? {
+        data.map { Unmanaged<T>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// Lets go of what `dbus_watch_set_data` or `dbus_timeout_set_data` was given.
+private let releaseCarried: DBusFreeFunction = { data in
+    guard let data else { return }
+    Unmanaged<AnyObject>.fromOpaque(data).release()
 }
 
 // MARK: - libdbus callbacks
