@@ -18,6 +18,7 @@ public struct CatalogueSearch: Sendable {
 
     /// The folders of this process's environment and executable, and its languages.
     public init() {
+        Localization.sessionLocale
         self.init(folders: Self.defaultFolders(), languages: LanguageList.current())
     }
 

@@ -49,9 +49,14 @@ public enum Localization {
         bound
     }
 
-    private static let bound: CatalogueSearch.Result = {
+    private static let bound: CatalogueSearch.Result = CatalogueSearch().bind(chimeDomain)
+
+    /// The session's message language taken from the environment (`setlocale`), once,
+    /// before any catalogue search reads it: an app's domain may be searched before
+    /// Chime's own (chimed shows a notification missed while it was stopped before its
+    /// loop is first idle), and in the C locale the search finds nothing to translate.
+    static let sessionLocale: Void = {
         setlocale(cgettext_LC_MESSAGES, "")
-        return CatalogueSearch().bind(chimeDomain)
     }()
 
     /// Whether ``localized(_:_:)`` and ``pluralized(_:_:count:_:)`` give the English text now.
