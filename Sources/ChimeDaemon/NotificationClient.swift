@@ -100,11 +100,7 @@ final class NotificationClient: NotificationPoster {
                 self.onEvent(.closed(serverID: serverID, reason: reason))
             },
         ]
-        let query = try Message.methodCall(
-            destination: bus, path: try ObjectPath("/org/freedesktop/DBus"),
-            interface: try InterfaceName("org.freedesktop.DBus"), member: try MemberName("GetNameOwner"),
-            arguments: [.string(Self.busName.rawValue)]
-        )
+        let query = try Message.busCall("GetNameOwner", [.string(Self.busName.rawValue)])
         connection.call(query) { [unowned self] result in
             // NameHasNoOwner is the normal answer on a machine without a server yet.
             if case .success(let reply) = result, let name = (try? reply.arguments())?.first?.stringValue, self.owner == nil {

@@ -57,9 +57,7 @@ final class SessionLock {
                       let newOwner = args[2].stringValue else { return }
                 self.ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
             }]
-            let query = try Message.methodCall(
-                destination: bus, path: try ObjectPath("/org/freedesktop/DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
-                member: try MemberName("GetNameOwner"), arguments: [.string(Self.busName.rawValue)])
+            let query = try Message.busCall("GetNameOwner", [.string(Self.busName.rawValue)])
             connection.call(query) { [unowned self] result in
                 guard self.owner == nil else { return }
                 if case .success(let reply) = result, let name = (try? reply.arguments())?.first?.stringValue {

@@ -33,9 +33,7 @@ final class SystemService {
                   let newOwner = args[2].stringValue else { return }
             self.ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
         }
-        guard let query = try? Message.methodCall(
-            destination: bus, path: try! ObjectPath("/org/freedesktop/DBus"), interface: try! InterfaceName("org.freedesktop.DBus"),
-            member: try! MemberName("GetNameOwner"), arguments: [.string(name.rawValue)]) else { return }
+        guard let query = try? Message.busCall("GetNameOwner", [.string(name.rawValue)]) else { return }
         connection.call(query) { [weak self] result in
             guard let self else { return }
             // NameHasNoOwner: not on the bus (yet); NameOwnerChanged says when it comes.

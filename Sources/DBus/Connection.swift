@@ -98,8 +98,7 @@ public final class Connection {
         connection.attach(to: loop)
         let hello: Message
         do {
-            hello = try Message.methodCall(destination: BusName("org.freedesktop.DBus"), path: ObjectPath("/org/freedesktop/DBus"),
-                                           interface: InterfaceName("org.freedesktop.DBus"), member: MemberName("Hello"), arguments: [])
+            hello = try Message.busCall("Hello")
         } catch {
             connection.close()
             return done(.failure(error))
@@ -173,11 +172,7 @@ public final class Connection {
     /// activation, its delivery of the calls that wait for the name) overlaps whatever the
     /// caller does meanwhile.
     public func sendNameRequest(_ name: BusName) throws(DBusError) -> PendingNameRequest {
-        let message = try Message.methodCall(
-            destination: try BusName("org.freedesktop.DBus"), path: try ObjectPath("/org/freedesktop/DBus"),
-            interface: try InterfaceName("org.freedesktop.DBus"), member: try MemberName("RequestName"),
-            arguments: [.string(name.rawValue), .uint32(UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE))]
-        )
+        let message = try Message.busCall("RequestName", [.string(name.rawValue), .uint32(UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE))])
         var pending: OpaquePointer?
         guard dbus_connection_send_with_reply(raw, message.raw, &pending, 25_000) != 0, let pending else {
             throw .disconnected("Not connected to the bus.")

@@ -39,6 +39,12 @@ public final class Message {
         return message
     }
 
+    /// A method call to the bus itself: `org.freedesktop.DBus` at `/org/freedesktop/DBus`.
+    public static func busCall(_ member: String, _ arguments: [Value] = []) throws(DBusError) -> Message {
+        try methodCall(destination: try BusName("org.freedesktop.DBus"), path: try ObjectPath("/org/freedesktop/DBus"),
+                       interface: try InterfaceName("org.freedesktop.DBus"), member: try MemberName(member), arguments: arguments)
+    }
+
     /// A signal emitted from `path`.
     public static func signal(
         path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = []
