@@ -152,23 +152,18 @@ now_us() {
 }
 
 # Activation first, with an empty store, as on a new login: each round stops the
-# service, then times the first call.
-echo "First calls through activation, $activations each…"
-run_bench activate --name io.github.chime.Chime --count "$activations"
-[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
-record activate_chimed "${BASH_REMATCH[1]}"
-run_bench activate --name "$trivial_c" --count "$activations"
-[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
-record activate_c "${BASH_REMATCH[1]}"
-run_bench activate --name "$trivial_swift" --count "$activations"
-[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
-record activate_swift "${BASH_REMATCH[1]}"
-run_bench activate --name "$store_swift" --count "$activations"
-[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
-record activate_store "${BASH_REMATCH[1]}"
-run_bench activate --name "$trivial_python" --count "$activations"
-[[ $bench_line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$bench_line'"
-record activate_python "${BASH_REMATCH[1]}"
+# service, then times the first call. The five take turns, one activation each per
+# round, so that the machine's load of the moment weighs on each alike.
+echo "First calls through activation, $activations each, in turns…"
+activated=$("$bench" activate --name "io.github.chime.Chime,$trivial_c,$trivial_swift,$store_swift,$trivial_python" \
+    --count "$activations") || chime_die "chime-bench activate failed"
+for pair in io.github.chime.Chime:activate_chimed "$trivial_c:activate_c" "$trivial_swift:activate_swift" \
+    "$store_swift:activate_store" "$trivial_python:activate_python"; do
+    line=$(grep -F "activate ${pair%:*}: " <<<"$activated") || chime_die "chime-bench printed no line for ${pair%:*}"
+    echo "  $line"
+    [[ $line =~ median\ ([0-9.]+)\ ms ]] || chime_die "chime-bench printed '$line'"
+    record "${pair#*:}" "${BASH_REMATCH[1]}"
+done
 
 # The first call activates chimed; time only calls to a running daemon.
 "$chime" notify "Warm-up" "Starts chimed" >/dev/null ||

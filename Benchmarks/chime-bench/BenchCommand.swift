@@ -8,7 +8,7 @@ enum BenchCommand {
         usage: chime-bench schedule --count N --window W --when WHEN [--prefix P]
                chime-bench lateness --count K --spread S [--window W] [--grace G] [--peer COMMAND]
                chime-bench presses --count N --action KEY [--output FILE]
-               chime-bench activate --name NAME --count N
+               chime-bench activate --name NAME[,NAME…] --count N
                chime-bench ping [--rounds N]
                chime-bench front --count N
                chime-bench place --via geoclue|networkmanager [--crossings N]
@@ -27,7 +27,8 @@ enum BenchCommand {
                   the daemon having committed the change (a Ping answered after its signal).
 
         activate  N times: stops NAME's owner, then times a Ping to NAME, which the bus
-                  answers by starting the service from its activation file.
+                  answers by starting the service from its activation file. Several NAMEs
+                  take turns, one activation each per round; one line for each.
 
         ping      times Pings to chimed, first alone, then N times (default 20) right behind a
                   Schedule call at every documented limit.
