@@ -53,10 +53,11 @@ final class NotificationClient: NotificationPoster {
     private let loop: EventLoop
     private let logger: Logger
     private var subscriptions: [Subscription] = []
+    private var ownerWatch: NameOwnerWatch?
     private var capabilityRetry: Source?
 
     /// The unique name of the current server, nil while there is none.
-    private(set) var owner: String?
+    var owner: String? { ownerWatch?.owner }
     /// What the current server says it can do; nil until it has answered `GetCapabilities`.
     private(set) var capabilities: Set<String>?
     /// Whether notifications may be sent now: there is a server and it answered (or
@@ -73,18 +74,7 @@ final class NotificationClient: NotificationPoster {
 
     /// Subscribes to the server's signals and looks for a current owner.
     func start() throws(DBusError) {
-        let bus = try BusName("org.freedesktop.DBus")
         subscriptions = [
-            connection.subscribe(MatchRule(
-                sender: bus, interface: try InterfaceName("org.freedesktop.DBus"),
-                member: try MemberName("NameOwnerChanged"), arg0: Self.busName.rawValue
-            )) { [unowned self] message in
-                // Only the bus itself speaks for names: a client can send this signal
-                // to us directly, and believing it would stop all delivery.
-                guard message.sender == bus.rawValue, let args = try? message.arguments(), args.count == 3,
-                      let newOwner = args[2].stringValue else { return }
-                self.ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
-            },
             connection.subscribe(MatchRule(
                 sender: Self.busName, path: Self.path, interface: Self.interface, member: try MemberName("ActionInvoked")
             )) { [unowned self] message in
@@ -100,15 +90,13 @@ final class NotificationClient: NotificationPoster {
                 self.onEvent(.closed(serverID: serverID, reason: reason))
             },
         ]
-        let query = try Message.busCall("GetNameOwner", [.string(Self.busName.rawValue)])
-        connection.call(query) { [unowned self] result in
-            // NameHasNoOwner is the normal answer on a machine without a server yet.
-            if case .success(let reply) = result, let name = (try? reply.arguments())?.first?.stringValue, self.owner == nil {
-                self.ownerChanged(to: name)
-            } else if self.owner == nil {
-                self.logger.notice("No notification server is running; notifications wait until one appears.")
-            }
-        }
+        // Only the bus itself speaks for the name: believing a client that sends
+        // NameOwnerChanged straight to us would stop all delivery.
+        ownerWatch = NameOwnerWatch(Self.busName, on: connection, changed: { [unowned self] owner in
+            self.ownerChanged(to: owner)
+        }, absent: { [unowned self] in
+            self.logger.notice("No notification server is running; notifications wait until one appears.")
+        })
     }
 
     private func fromOwner(_ message: Message) -> Bool {
@@ -118,8 +106,6 @@ final class NotificationClient: NotificationPoster {
     // MARK: - Owner and capabilities
 
     private func ownerChanged(to newOwner: String?) {
-        guard newOwner != owner else { return }
-        owner = newOwner
         capabilities = nil
         isReady = false
         capabilityRetry = nil

@@ -24,10 +24,10 @@ final class SessionLock {
     private var connection: Connection?
     private let sessionID: String
     private let logger: Logger
-    private var subscriptions: [Subscription] = []
+    private var ownerWatch: NameOwnerWatch?
     private var sessionSubscription: Subscription?
     /// The unique name of logind's connection, whose signals alone are believed.
-    private var owner: String?
+    private var owner: String? { ownerWatch?.owner }
 
     private(set) var state: State = .unknown
     /// Why the state is unknown, for the log line of a press that runs all the same.
@@ -47,41 +47,21 @@ final class SessionLock {
     func start(on connection: Connection?) {
         self.connection = connection
         guard let connection else { return set(.unknown, reason: "there is no system bus") }
-        do {
-            let bus = try BusName("org.freedesktop.DBus")
-            subscriptions = [connection.subscribe(MatchRule(
-                sender: bus, interface: try InterfaceName("org.freedesktop.DBus"),
-                member: try MemberName("NameOwnerChanged"), arg0: Self.busName.rawValue
-            )) { [unowned self] message in
-                guard message.sender == bus.rawValue, let args = try? message.arguments(), args.count == 3,
-                      let newOwner = args[2].stringValue else { return }
-                self.ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
-            }]
-            let query = try Message.busCall("GetNameOwner", [.string(Self.busName.rawValue)])
-            connection.call(query) { [unowned self] result in
-                guard self.owner == nil else { return }
-                if case .success(let reply) = result, let name = (try? reply.arguments())?.first?.stringValue {
-                    self.ownerChanged(to: name)
-                } else {
-                    self.set(.unknown, reason: "logind is not on the system bus")
-                }
-            }
-        } catch {
-            set(.unknown, reason: "logind cannot be asked: \(error)")
-        }
+        ownerWatch = NameOwnerWatch(Self.busName, on: connection, changed: { [unowned self] owner in
+            self.ownerChanged(to: owner)
+        }, absent: { [unowned self] in
+            self.set(.unknown, reason: "logind is not on the system bus")
+        })
     }
 
     /// The system bus went away.
     func busLost() {
-        subscriptions = []
+        ownerWatch = nil
         sessionSubscription = nil
-        owner = nil
         set(.unknown, reason: "the system bus went away")
     }
 
     private func ownerChanged(to newOwner: String?) {
-        guard newOwner != owner else { return }
-        owner = newOwner
         sessionSubscription = nil
         guard let newOwner else { return set(.unknown, reason: "logind left the system bus") }
         findSession(of: newOwner)

@@ -10,10 +10,10 @@ import Logging
 final class SystemService {
     let name: BusName
     private let connection: Connection
-    private var ownerWatch: Subscription?
+    private var ownerWatch: NameOwnerWatch?
 
     /// The unique name of the current owner; nil while the service is not on the bus.
-    private(set) var owner: String?
+    var owner: String? { ownerWatch?.owner }
     /// The owner changed (nil: the service left the bus).
     var onOwnerChanged: (String?) -> Void = { _ in }
 
@@ -24,31 +24,12 @@ final class SystemService {
 
     /// Follows the name: asks for its owner now and listens for `NameOwnerChanged`.
     func follow() {
-        let bus = try! BusName("org.freedesktop.DBus")
-        ownerWatch = connection.subscribe(MatchRule(
-            sender: bus, interface: try! InterfaceName("org.freedesktop.DBus"), member: try! MemberName("NameOwnerChanged"),
-            arg0: name.rawValue
-        )) { [unowned self] message in
-            guard message.sender == bus.rawValue, let args = try? message.arguments(), args.count == 3,
-                  let newOwner = args[2].stringValue else { return }
-            self.ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
-        }
-        guard let query = try? Message.busCall("GetNameOwner", [.string(name.rawValue)]) else { return }
-        connection.call(query) { [weak self] result in
-            guard let self else { return }
-            // NameHasNoOwner: not on the bus (yet); NameOwnerChanged says when it comes.
-            if case .success(let reply) = result, let owner = (try? reply.arguments())?.first?.stringValue, self.owner == nil {
-                self.ownerChanged(to: owner)
-            } else if self.owner == nil {
-                self.onOwnerChanged(nil)
-            }
-        }
-    }
-
-    private func ownerChanged(to newOwner: String?) {
-        guard newOwner != owner else { return }
-        owner = newOwner
-        onOwnerChanged(newOwner)
+        ownerWatch = NameOwnerWatch(name, on: connection, changed: { [unowned self] owner in
+            self.onOwnerChanged(owner)
+        }, absent: { [unowned self] in
+            // Not on the bus (yet); NameOwnerChanged says when it comes.
+            self.onOwnerChanged(nil)
+        })
     }
 
     /// Whether `message` comes from the current owner.
