@@ -32,7 +32,7 @@ STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
 STATIC_CXX := $(if $(filter /%,$(CXX_ARCHIVE)),$(STATIC_CXX_DIR)/libstdc++.so)
 RELEASE_LINKFLAGS = $(if $(RELR),-use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker --icf=safe) \
 	$(if $(STATIC_CXX),-L$(STATIC_CXX_DIR))
-# SwiftPM's run path ($$ORIGIN) would make the loader look for libsqlite3, libm, libgcc_s
+# SwiftPM's run path ($ORIGIN) would make the loader look for libsqlite3, libm, libgcc_s
 # and libc in the binary's own folder first, 22 failed lookups at each start, for
 # libraries no build puts there.
 RELEASEFLAGS = -c release --static-swift-stdlib --disable-local-rpath $(addprefix -Xswiftc ,$(RELEASE_LINKFLAGS))
