@@ -1,10 +1,12 @@
 /// Follows who owns a well-known name: the bus's `NameOwnerChanged` for the name, and
 /// `GetNameOwner` for an owner it had before.
 ///
-/// The signal is believed only from the bus itself: any client can send one straight to
-/// this connection, and believing it would hand the name to an impostor or drop a real
-/// owner. The answer to `GetNameOwner` counts only while no signal has named an owner:
-/// the query goes after the subscription, so a signal that came first is not older.
+/// The signal is believed only from the bus itself, and for this name only: the rule's
+/// sender and first argument are checked on arrival (``MatchRule/matches(_:)``), since any
+/// client can send one straight to this connection, and believing it would hand the name
+/// to an impostor or drop a real owner. The answer to `GetNameOwner` counts only while no
+/// signal has named an owner: the query goes after the subscription, so a signal that
+/// came first is not older.
 public final class NameOwnerWatch {
     public let name: BusName
     /// The unique name of the current owner; nil while nobody owns the name (or before
@@ -27,8 +29,7 @@ public final class NameOwnerWatch {
         self.absent = absent
         subscription = connection.subscribe(MatchRule(sender: MatchRule.bus, interface: Self.interface, member: Self.member,
                                                       arg0: name.rawValue)) { [weak self] message in
-            guard let self, message.sender == MatchRule.bus.rawValue, let args = try? message.arguments(), args.count == 3,
-                  args[0].stringValue == self.name.rawValue, let newOwner = args[2].stringValue else { return }
+            guard let self, let args = try? message.arguments(), args.count == 3, let newOwner = args[2].stringValue else { return }
             self.update(newOwner.isEmpty ? nil : newOwner)
         }
         guard let query = try? Message.busCall("GetNameOwner", [.string(name.rawValue)]) else {
