@@ -27,11 +27,16 @@ RELR := $(shell v=$$(getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2); \
 # for 25 functions. The driver names -lstdc++ itself and lld prefers a shared library's
 # definitions to an archive's, so a libstdc++.so of ours, a linker script naming the
 # archive, is found first.
+# -z now: the loader binds every library call at start, so that the table of their
+# addresses is read-only before chimed reads any input (full RELRO, the bindnow of
+# Debian's hardening, which lintian asks for): a memory error cannot redirect a call
+# through it. The 400 more relocations at start are lost in the loader's noise
+# (LD_DEBUG=statistics: about 0.1 ms either way).
 CXX_ARCHIVE := $(shell $(CC) -print-file-name=libstdc++.a 2>/dev/null)
 STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
 STATIC_CXX := $(if $(filter /%,$(CXX_ARCHIVE)),$(STATIC_CXX_DIR)/libstdc++.so)
 RELEASE_LINKFLAGS = $(if $(RELR),-use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker --icf=safe) \
-	$(if $(STATIC_CXX),-L$(STATIC_CXX_DIR))
+	$(if $(STATIC_CXX),-L$(STATIC_CXX_DIR)) -Xlinker -z -Xlinker now
 # SwiftPM's run path ($ORIGIN) would make the loader look for libsqlite3, libm, libgcc_s
 # and libc in the binary's own folder first, 22 failed lookups at each start, for
 # libraries no build puts there.
