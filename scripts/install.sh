@@ -141,6 +141,11 @@ install_files() {
         if [[ $source == *.in ]]; then
             sed -e "s|@BINDIR@|$bindir|g" -e "s|@CHIMED@|$bindir/chimed|g" "$source" >"$filled"
             source=$filled
+        elif [[ $target == */bash-completion/completions/* ]]; then
+            # bash-completion sources the file, never runs it: the #!/bin/bash line
+            # swift-argument-parser starts it with says otherwise (lintian warns of it).
+            sed '1{/^#!/d}' "$source" >"$filled"
+            source=$filled
         elif [[ -n ${STRIP:-} && ( $target == "$bindir/chime" || $target == "$bindir/chimed" ) ]]; then
             source=$stripped/${target##*/}
         fi
