@@ -20,8 +20,9 @@ usage() {
 build_pkgs=(libdbus-1-dev libsqlite3-dev pkg-config gettext libical-dev libicu-dev)
 # libglib2.0-bin: gdbus, and with it GLib, which chimed opens to read a config.
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
-# debhelper and dpkg-dev: dpkg-buildpackage and dh package the release build (debian/).
-deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev)
+# debhelper and dpkg-dev: dpkg-buildpackage and dh package the release build (debian/);
+# lintian checks the package against Debian's policy (make deb fails on its warnings).
+deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev lintian)
 # desktop-file-utils and groff-base check the autostart entry and the man pages.
 # libcanberra0: chimed opens it when a server cannot play sounds (SoundTests).
 # locales and libglib2.0-data: a config test reads GLib's messages in German (the
