@@ -4,14 +4,16 @@ import TestSupport
 
 /// Runs make in the package root, with `NO_BUILD=1` unless `build`: `make test` built what
 /// is installed, and a nested swift build would wait for the build folder this test run
-/// holds. `tools` goes first on PATH.
+/// holds. The folder of `tools` (or `pathFirst`) goes first on PATH.
 func make(_ arguments: [String], asUser user: String? = nil, build: Bool = false,
-          tools: RecordingTools? = nil) throws -> ProcessResult {
+          tools: RecordingTools? = nil, pathFirst: URL? = nil) throws -> ProcessResult {
     var environment = ProcessInfo.processInfo.environment
     // The test run may itself be under make; its job server is not for this one.
     for key in ["MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"] { environment[key] = nil }
     var command = ["make", "--no-print-directory", "-C", packageRoot.path] + (build ? [] : ["NO_BUILD=1"]) + arguments
-    if let tools { command = ["env", "PATH=\(tools.folder.path):\(environment["PATH"] ?? "/usr/bin:/bin")"] + command }
+    if let folder = tools?.folder ?? pathFirst {
+        command = ["env", "PATH=\(folder.path):\(environment["PATH"] ?? "/usr/bin:/bin")"] + command
+    }
     return try Spawned(user.map { ["runuser", "-u", $0, "--"] + command } ?? command, environment: environment)
         .finish(timeout: 300)
 }

@@ -31,6 +31,25 @@ struct PackageTests {
     }
 
     static let unitLink = "/etc/systemd/user/graphical-session.target.wants/chimed.service"
+    static let copyright = "/usr/share/doc/chime/copyright"
+
+    /// The installed copyright file is in Debian's machine-readable form and gives every
+    /// file the licence of LICENSE, word for word.
+    static func expectCopyrightSaysLicence() {
+        guard let copyright = try? String(contentsOfFile: Self.copyright, encoding: .utf8),
+              let licence = try? String(contentsOf: packageRoot.appendingPathComponent("LICENSE"), encoding: .utf8) else {
+            Issue.record("\(Self.copyright) or LICENSE cannot be read")
+            return
+        }
+        #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"), "\(copyright)")
+        #expect(copyright.contains("\nFiles: *\nCopyright: 2026 The Chime authors\nLicense: Expat\n"), "\(copyright)")
+        #expect(licence.hasPrefix("MIT License\n\nCopyright (c) 2026 The Chime authors\n"), "\(licence)")
+        // A continuation line in the file starts with a space, and an empty one is " .".
+        let terms = licence.range(of: "Permission is hereby granted").map { licence[$0.lowerBound...] } ?? ""
+        let indented = terms.split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map { $0.isEmpty ? " ." : " " + $0 }.joined(separator: "\n")
+        #expect(!indented.isEmpty && copyright.contains("\nLicense: Expat\n" + indented + "\n"), "\(copyright)")
+    }
 
     @Test func packageInstallsFiresThroughActivationAndRemovesCleanly() throws {
         let build = try make(["deb"])
@@ -42,6 +61,12 @@ struct PackageTests {
         #expect(readme.contains("sudo dpkg -i .build/chime_*.deb\n"))
         #expect(fnmatch("chime_*.deb", URL(fileURLWithPath: deb).lastPathComponent, 0) == 0, "\(deb)")
         #expect(URL(fileURLWithPath: deb).deletingLastPathComponent().lastPathComponent == ".build", "\(deb)")
+        // Debian's checks find no error and no warning (the reasons for the exceptions are in
+        // debian/chime.lintian-overrides). make deb ran them too; run again here, so that a
+        // make deb that skipped them would not pass.
+        let lint = try runCommand(["lintian", "--allow-root", "--fail-on", "error,warning", deb])
+        let faults = lint.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        #expect(lint.status == 0 && faults.isEmpty, "\(lint)")
 
         let depends = try runCommand(["dpkg-deb", "--field", deb, "Depends"]).stdout
         for library in ["libglib2.0-0", "libsqlite3-0", "libc6"] {
@@ -67,7 +92,11 @@ struct PackageTests {
             guard line.hasPrefix("-") else { return nil }
             return line.split(separator: " ").last.map { String($0.dropFirst()) }
         })
-        #expect(packaged == Set(expected).union(["/usr/share/doc/chime/README.md.gz", "/usr/share/doc/chime/changelog.gz"]))
+        #expect(packaged.contains(Self.copyright), "the licence is shipped with the package")
+        // lintian reads a package's overrides from the package itself.
+        let debianFiles = ["/usr/share/doc/chime/README.md.gz", "/usr/share/doc/chime/changelog.gz", Self.copyright,
+                           "/usr/share/lintian/overrides/chime"]
+        #expect(packaged == Set(expected).union(debianFiles))
         // The package's version is chimed's; its changelog is made for it, not kept by hand.
         let version = try runCommand(["dpkg-deb", "--field", deb, "Version"]).stdout
         let built = try runCommand([binDirectory.appendingPathComponent("chimed").path, "--version"]).stdout
@@ -81,6 +110,7 @@ struct PackageTests {
         if systemd {
             #expect(FileManager.default.fileExists(atPath: Self.unitLink), "the user unit is enabled for every user")
         }
+        Self.expectCopyrightSaysLicence()
 
         do {
             let session = try TestSession(serviceDirectory: URL(fileURLWithPath: "/usr/share/dbus-1/services"))
@@ -110,5 +140,23 @@ struct PackageTests {
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: Self.unitLink)) == nil, "\(Self.unitLink) left after purge")
         let status = try runCommand(["dpkg-query", "-W", "-f", "${Status}", "chime"])
         #expect(!status.stdout.contains("installed") || status.stdout.contains("not-installed"), "\(status)")
+    }
+
+    /// A package lintian finds a warning in fails make deb with lintian's words, and is not
+    /// put where `dpkg -i` would take it.
+    @Test func lintianWarningFailsMakeDeb() throws {
+        let tools = try temporaryDirectory("lintian")
+        defer { try? FileManager.default.removeItem(at: tools) }
+        let lintian = tools.appendingPathComponent("lintian")
+        try "#!/bin/sh\necho 'W: chime: bash-completion-with-hashbang'\nexit 2\n".write(to: lintian, atomically: true, encoding: .utf8)
+        chmod(lintian.path, 0o755)
+        let out = try temporaryDirectory("deb-out")
+        defer { try? FileManager.default.removeItem(at: out) }
+
+        let build = try make(["deb", "OUT_DIR=\(out.path)"], pathFirst: tools)
+        #expect(build.status != 0, "\(build)")
+        #expect(build.stderr.contains("W: chime: bash-completion-with-hashbang"), "\(build)")
+        #expect(build.stderr.contains("lintian does not pass the package"), "\(build)")
+        #expect(filesUnder(out).isEmpty, "\(filesUnder(out))")
     }
 }
