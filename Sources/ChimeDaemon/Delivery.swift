@@ -1,4 +1,5 @@
 import ChimeCore
+import FoundationEssentials
 
 /// One occurrence on its way to the screen, or on it: what the ``Presenter`` keeps.
 final class Delivery {
@@ -18,6 +19,8 @@ final class Delivery {
         case press(String)
         /// `Snooze`: the user put it off until later.
         case snooze
+        /// A takeover found it gone from the screen: its copy is closed at once.
+        case takeover
     }
 
     var stored: StoredDelivery
@@ -38,6 +41,25 @@ final class Delivery {
     var replacesServerID: UInt32?
     /// Chime's own expiry timer (GNOME Shell ignores expire_timeout).
     var expiry: AnyObject?
+    /// When the server first showed it (a chimed started again keeps the first time).
+    var shownAt: Date?
+    /// A row for it is in the store's `screen` table (or staged): a chimed started again
+    /// takes it over.
+    var onScreenRow = false
+    /// How a chimed started again takes over a popup the last one left on screen.
+    enum Takeover {
+        /// Posted again with the server's id as replaces_id.
+        case inPlace(UInt32)
+        /// Posted in place first, to learn whether the server still shows it; then, where an
+        /// update in place loses the buttons (``Presenter/updatesKeepButtons(_:)``), afresh.
+        case probe(UInt32)
+        /// The server's id is closed and the popup posted again under a new one.
+        case afresh(UInt32)
+    }
+
+    /// Set while the popup a chimed started again found on screen is posted again, without
+    /// a sound, its text as it was.
+    var takeover: Takeover?
 
     init(_ stored: StoredDelivery, durable: Bool) {
         self.stored = stored

@@ -14,6 +14,14 @@ protocol NotificationPoster: AnyObject {
     func notify(_ request: NotifyRequest, reply: @escaping (Result<UInt32, NotificationClient.Failure>) -> Void)
     /// Asks the server to close one of its notifications.
     func close(serverID: UInt32)
+    /// The current server process, as the bus's id and its unique name (unique names are
+    /// never reused within one bus's life); nil while there is none.
+    var server: String? { get }
+    /// The ids the current server says it closed, from a history it keeps (dunst's); nil
+    /// when it keeps none Chime can read.
+    func closedIDs(reply: @escaping (Set<UInt32>?) -> Void)
+    /// The name the current server gives itself in `GetServerInformation`; nil when it does not say.
+    func name(reply: @escaping (String?) -> Void)
 }
 
 /// The client side of `org.freedesktop.Notifications`: follows whoever owns the name,
@@ -58,6 +66,7 @@ final class NotificationClient: NotificationPoster {
 
     /// The unique name of the current server, nil while there is none.
     var owner: String? { ownerWatch?.owner }
+    var server: String? { owner.map { connection.busID + " " + $0 } }
     /// What the current server says it can do; nil until it has answered `GetCapabilities`.
     private(set) var capabilities: Set<String>?
     /// Whether notifications may be sent now: there is a server and it answered (or
@@ -188,6 +197,38 @@ final class NotificationClient: NotificationPoster {
             case .failure(let error):
                 reply(.failure(.failed(error)))
             }
+        }
+    }
+
+    func name(reply: @escaping (String?) -> Void) {
+        guard let server = owner, let destination = try? BusName(server),
+              let call = try? Message.methodCall(destination: destination, path: Self.path, interface: Self.interface,
+                                                 member: try MemberName("GetServerInformation"))
+        else { return reply(nil) }
+        connection.call(call, timeoutMilliseconds: 2_000) { result in
+            guard case .success(let answer) = result else { return reply(nil) }
+            reply((try? answer.arguments())?.first?.stringValue)
+        }
+    }
+
+    /// dunst keeps what was closed in a history (`org.dunstproject.cmd0`), ids included; it
+    /// also shows afresh, under the same id, a notification replaced after it was closed,
+    /// so that history is how a closed one is told from one still on screen. Other
+    /// servers answer UnknownInterface or UnknownMethod: nil.
+    func closedIDs(reply: @escaping (Set<UInt32>?) -> Void) {
+        guard let server = owner, let destination = try? BusName(server),
+              let call = try? Message.methodCall(destination: destination, path: Self.path,
+                                                 interface: try InterfaceName("org.dunstproject.cmd0"),
+                                                 member: try MemberName("NotificationListHistory"))
+        else { return reply(nil) }
+        connection.call(call, timeoutMilliseconds: 2_000) { result in
+            guard case .success(let answer) = result, let list = (try? answer.arguments())?.first?.arrayElements else {
+                return reply(nil)
+            }
+            let ids = list.compactMap { entry in
+                entry.stringKeyedEntries?.first { $0.key == "id" }?.value.unwrapped.integerValue.flatMap(UInt32.init(exactly:))
+            }
+            reply(Set(ids))
         }
     }
 

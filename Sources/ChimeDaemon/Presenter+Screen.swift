@@ -7,7 +7,7 @@ extension Presenter {
     func dismiss(id: String, after key: String) {
         for delivery in deliveries.values where delivery.id == id {
             guard let serverID = delivery.serverID else { continue }
-            delivery.pressed = true
+            markPressed(delivery)
             closeAfterPress(delivery, serverID: serverID, key: key)
         }
     }
@@ -16,7 +16,7 @@ extension Presenter {
     /// off (`Snooze`), and a press on a popup the server keeps does nothing more.
     func closeSnoozed(id: String) {
         for delivery in deliveries.values where delivery.id == id {
-            delivery.pressed = true
+            markPressed(delivery)
             delivery.closer = .snooze
             switch delivery.state {
             case .shown(let serverID):
@@ -41,6 +41,7 @@ extension Presenter {
         case .ready:
             // A new server: what was backing off from the old one goes now.
             backoff.removeAll()
+            if !takeovers.isEmpty { takeOver() }
             pump()
         case .actionInvoked(let serverID, let key):
             pressed(serverID: serverID, key: key)
@@ -70,6 +71,10 @@ extension Presenter {
             }
             delivery.state = .waiting
             if delivery.stored.kind == .immediate { waitingImmediate += 1 }
+            // Waiting again: stored as waiting, so that a chimed stopped now sends it too.
+            forgetScreenRow(of: delivery)
+            delivery.shownAt = nil
+            makeDurable(delivery)
             reposted.append(delivery.stored.seq)
         }
         if !reposted.isEmpty { logger.info("Posting \(reposted.count) notifications again on the next server.") }
@@ -87,7 +92,7 @@ extension Presenter {
             logger.notice("Ignored '\(key)' on \(delivery.stored.id): a button of that popup was already pressed.")
             return
         }
-        delivery.pressed = true
+        markPressed(delivery)
         onPress(Press(id: delivery.stored.id, key: key, alert: delivery.stored.alert, kind: delivery.stored.kind))
         closeAfterPress(delivery, serverID: serverID, key: key)
     }
@@ -116,6 +121,10 @@ extension Presenter {
                               detail: "Closed after '\(label)' was pressed.")
         case .snooze:
             closing = Closing(id: delivery.stored.id, reason: 2, alert: alert, kind: delivery.stored.kind, detail: "Snoozed.")
+        case .takeover:
+            // Whether it expired or the user closed it, nobody heard: undefined, reason 4.
+            closing = Closing(id: delivery.stored.id, reason: 4, alert: alert, kind: delivery.stored.kind,
+                              detail: "Gone from the screen while chimed was stopped.")
         case nil:
             let detail = switch reason {
             case 1: "The server's time for it ran out."

@@ -7,8 +7,11 @@ extension Presenter {
     func start() throws(StoreError) {
         let (stored, unreadable) = try store.deliveries()
         if unreadable > 0 { logger.error("\(unreadable) stored deliveries cannot be read (written by a newer chimed?); skipped.") }
+        let (shown, unreadableShown) = try store.shownDeliveries()
+        if unreadableShown > 0 { logger.error("\(unreadableShown) notifications left on screen cannot be read (written by a newer chimed?); skipped.") }
+        takeovers = shown
+        nextSeq = (stored.map(\.seq) + shown.map(\.delivery.seq)).max().map { $0 + 1 } ?? 1
         guard !stored.isEmpty else { return }
-        nextSeq = (stored.map(\.seq).max() ?? 0) + 1
         let instant = time.now
         var events: [HistoryEntry] = []
         for item in stored {

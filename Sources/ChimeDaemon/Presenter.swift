@@ -58,6 +58,8 @@ final class Presenter {
     var backoff: [Int64: UInt64] = [:]
     /// `PresentNow` notifications not on screen yet.
     var waitingImmediate = 0
+    /// What the last chimed left on screen, until the first server is ready.
+    var takeovers: [ShownDelivery] = []
 
     /// Named sets of buttons: the built-in ones and the user's config.
     var categories = Category.builtIn
@@ -151,6 +153,7 @@ final class Presenter {
         if latest[delivery.stored.id] == seq { latest[delivery.stored.id] = nil }
         if delivery.stored.kind == .immediate, !delivery.isShown { waitingImmediate -= 1 }
         delivery.expiry = nil
+        forgetScreenRow(of: delivery)
     }
 
     // MARK: - What the service asks
@@ -167,7 +170,7 @@ final class Presenter {
         guard let alert = alert(for: id) else { return nil }
         let popups = deliveries.values.filter { $0.id == id }
         guard !popups.contains(where: \.pressed) else { return nil }
-        for delivery in popups { delivery.pressed = true }
+        for delivery in popups { markPressed(delivery) }
         return alert
     }
 
@@ -243,6 +246,8 @@ final class Presenter {
     private func send(_ delivery: Delivery) {
         delivery.state = .sent
         inFlight += 1
+        // Taken over, it was decided and shown before: only its popup is posted again.
+        guard delivery.takeover == nil else { return post(delivery, .alert) }
         let seq = delivery.stored.seq
         // What of it Chime still does: the app's settings and the app in front say (Presenter+Presentation).
         decide(delivery) { [unowned self] decision in self.decided(seq, decision) }
@@ -251,14 +256,22 @@ final class Presenter {
     /// Sends `Notify` for a delivery whose popup was allowed, with what else was.
     func post(_ delivery: Delivery, _ presentation: Presentation) {
         var alert = presentation.shaping(shownOnServer(delivery.stored.alert))
-        let lateBy = time.now.timeIntervalSince(delivery.stored.due)
+        // Taken over, the text is the one on screen: as late as it was when first shown.
+        let lateBy = (delivery.takeover == nil ? time.now : delivery.shownAt ?? time.now).timeIntervalSince(delivery.stored.due)
         if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
             let note = localized("Due %1$s ago.", LateText.spoken(lateBy))
             alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note
             alert.hints.append(.custom(name: "x-chime-late-seconds", .int32(Int32(clamping: Int(lateBy)))))
         }
         // A snoozed copy takes the place of its origin if that is still on screen.
-        let replaced = delivery.stored.replacing.flatMap { id in onScreen.serverID { deliveries[$0]?.id == id } }
+        if case .afresh(let old) = delivery.takeover { server.close(serverID: old) }
+        let replaced = delivery.takeover.flatMap { takeover -> UInt32? in
+            switch takeover {
+            case .inPlace(let old), .probe(let old): old
+            case .afresh: nil
+            }
+        }
+            ?? delivery.stored.replacing.flatMap { id in onScreen.serverID { deliveries[$0]?.id == id } }
             ?? delivery.replacesServerID ?? 0
         let request = NotifyRequest(alert: alert, capabilities: server.capabilities, replacesID: replaced)
         // A server without the sound capability ignores the hints; play it here, and
@@ -301,6 +314,16 @@ final class Presenter {
             remove(delivery)
             return
         }
+        var gone = false
+        if let takeover = delivery.takeover {
+            delivery.takeover = nil
+            switch tookOver(delivery, takeover, as: serverID) {
+            case .shown: break
+            case .gone: gone = true
+            case .again: return
+            }
+        }
+        delivery.shownAt = delivery.shownAt ?? time.now
         // What it replaced (replaces_id) is gone from the screen; past the limit, the
         // oldest is no longer followed.
         for seq in onScreen.insert(delivery.seq, as: serverID) {
@@ -310,9 +333,13 @@ final class Presenter {
                 logger.notice("More than \(Self.maxTracked) notifications are on screen; no longer following \(gone.id) (its buttons do nothing now).")
             }
         }
+        guard !gone else { return server.close(serverID: serverID) }
+        keepScreenRow(of: delivery, serverID: serverID)
         if let expires = delivery.stored.alert.expires, expires > 0 {
-            // GNOME Shell ignores expire_timeout: Chime closes expiring notifications itself.
-            delivery.expiry = time.after(milliseconds: Int(expires)) { [unowned self, unowned delivery] in
+            // GNOME Shell ignores expire_timeout: Chime closes expiring notifications itself,
+            // counted from when it was first shown.
+            let shownFor = Int(time.now.timeIntervalSince(delivery.shownAt ?? time.now) * 1000)
+            delivery.expiry = time.after(milliseconds: max(0, Int(expires) - shownFor)) { [unowned self, unowned delivery] in
                 delivery.expiry = nil
                 guard let current = delivery.serverID else { return }
                 delivery.closer = .expiry

@@ -149,6 +149,15 @@ public final class Connection {
         dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? ""
     }
 
+    /// The bus's own id (its GUID, as `org.freedesktop.DBus.GetId` returns it), learnt
+    /// while authenticating: no round trip. Unique names are unique only within one bus's
+    /// life, so a name is told apart from one of an earlier bus by this.
+    public var busID: String {
+        guard let id = dbus_connection_get_server_id(raw) else { return "" }
+        defer { dbus_free(id) }
+        return String(cString: id)
+    }
+
     /// Whether the connection to the bus is still up.
     public var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 

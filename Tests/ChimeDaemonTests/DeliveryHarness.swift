@@ -95,6 +95,9 @@ final class FakeServer: NotificationPoster {
     var capabilities: Set<String>? = ["body", "actions", "sound"]
     var isReady = true
     var onEvent: (NotificationClient.Event) -> Void = { _ in }
+    var server: String? = "bus-1 :1.7"
+    /// What a server with a history of closed notifications (dunst) would answer.
+    var closedHistory: Set<UInt32>?
     /// Every Notify, in order, and whether it was answered yet.
     private(set) var requests: [(request: NotifyRequest, reply: (Result<UInt32, NotificationClient.Failure>) -> Void)] = []
     private(set) var answered: Set<Int> = []
@@ -107,6 +110,13 @@ final class FakeServer: NotificationPoster {
 
     func close(serverID: UInt32) { closed.append(serverID) }
 
+    func closedIDs(reply: @escaping (Set<UInt32>?) -> Void) { reply(closedHistory) }
+
+    /// What GetServerInformation would call it.
+    var name: String? = "fake"
+
+    func name(reply: @escaping (String?) -> Void) { reply(name) }
+
     var titles: [String] { requests.map(\.request.alert.title) }
     var unanswered: [Int] { requests.indices.filter { !answered.contains($0) } }
 
@@ -117,6 +127,12 @@ final class FakeServer: NotificationPoster {
         answered.insert(index)
         requests[index].reply(.success(nextID))
         return nextID
+    }
+
+    /// Shows request `index` under the id `serverID`, as a server answers a replaces_id.
+    func show(_ index: Int, as serverID: UInt32) {
+        answered.insert(index)
+        requests[index].reply(.success(serverID))
     }
 
     /// Shows every request not answered yet.
@@ -134,7 +150,9 @@ final class FakeServer: NotificationPoster {
     func restart() {
         for index in unanswered { refuse(index, "The server left.") }
         nextID = 1
-        onEvent(.ownerChanged(":1.\(Int.random(in: 100...999))"))
+        let owner = ":1.\(Int.random(in: 100...999))"
+        server = "bus-1 " + owner
+        onEvent(.ownerChanged(owner))
         onEvent(.ready)
     }
 }

@@ -102,6 +102,17 @@ public final class TestSession {
         return daemonLog
     }
 
+    /// Waits until chimed has logged a line containing any of `fragments`; returns the first
+    /// of them it logged.
+    @discardableResult
+    public func waitForDaemonLog(containingAnyOf fragments: [String], timeout: TimeInterval = 60) throws -> String {
+        guard bus.stderr.wait(timeout: timeout, until: { text in fragments.contains { text.contains($0) } }) else {
+            throw TestFailure.timeout("chimed logging any of \(fragments); it logged: \(daemonLog)")
+        }
+        let log = daemonLog
+        return fragments.min { (log.range(of: $0)?.lowerBound ?? log.endIndex) < (log.range(of: $1)?.lowerBound ?? log.endIndex) } ?? ""
+    }
+
     /// Stops the bus itself, as when the session ends.
     public func stopBus() {
         bus.stop()

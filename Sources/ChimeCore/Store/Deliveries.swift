@@ -88,3 +88,70 @@ extension Store {
         }
     }
 }
+
+/// A notification the server showed, as the store keeps it while it is on screen: what a
+/// chimed started again takes over.
+public struct ShownDelivery: Equatable, Sendable {
+    /// The delivery as it came due.
+    public var delivery: StoredDelivery
+    /// The server's id for it.
+    public var serverID: UInt32
+    /// The server process that showed it: the bus's id and the server's unique name.
+    public var server: String
+    /// When the server took it: how late it was shown is counted to here, so that the
+    /// text taken over is the text on screen.
+    public var shownAt: Date
+
+    public init(delivery: StoredDelivery, serverID: UInt32, server: String, shownAt: Date) {
+        self.delivery = delivery
+        self.serverID = serverID
+        self.server = server
+        self.shownAt = shownAt
+    }
+}
+
+extension Store {
+    // MARK: - On screen (inside write)
+
+    /// Records (or updates) what the server shows.
+    public func save(_ shown: ShownDelivery, in transaction: Transaction) throws {
+        let delivery = shown.delivery
+        try transaction.db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO screen (seq, notificationId, kind, alert, due, serverId, server, shownAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                delivery.seq, delivery.id, delivery.kind.rawValue, try encoder.encode(delivery.alert),
+                delivery.due.timeIntervalSince1970, Int64(shown.serverID), shown.server, shown.shownAt.timeIntervalSince1970,
+            ])
+    }
+
+    /// Forgets what left the screen, or was pressed.
+    public func deleteShown(seq: Int64, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: "DELETE FROM screen WHERE seq = ?").execute(arguments: [seq])
+    }
+
+    /// What the last chimed left on screen, oldest first; rows that cannot be read are
+    /// skipped and counted, as ``deliveries()`` does.
+    public func shownDeliveries() throws(StoreError) -> (shown: [ShownDelivery], unreadable: Int) {
+        try read { db in
+            var result: [ShownDelivery] = []
+            var unreadable = 0
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM screen ORDER BY seq")
+            while let row = try rows.next() {
+                guard let kind = (try? row["kind"] as String).flatMap(StoredDelivery.Kind.init(rawValue:)),
+                      let data = try? row["alert"] as Data, let alert = try? decoder.decode(Alert.self, from: data),
+                      let serverID = (try? row["serverId"] as Int64).flatMap(UInt32.init(exactly:)),
+                      let shown = try? ShownDelivery(
+                          delivery: StoredDelivery(seq: row["seq"], id: row["notificationId"], kind: kind, alert: alert,
+                                                   due: Date(timeIntervalSince1970: row["due"])),
+                          serverID: serverID, server: row["server"], shownAt: Date(timeIntervalSince1970: row["shownAt"]))
+                else {
+                    unreadable += 1
+                    continue
+                }
+                result.append(shown)
+            }
+            return (result, unreadable)
+        }
+    }
+}

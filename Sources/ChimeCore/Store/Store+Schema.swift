@@ -191,6 +191,26 @@ extension Store {
                 CREATE INDEX notification_nextFire ON notification(nextFire, id, triggerKind) WHERE nextFire IS NOT NULL;
                 """)
         }
+        registerMigration("v10: on screen") { db in
+            // What the server shows with something to press or an expiry to keep: a
+            // chimed started again takes each over (re-posted with replaces_id, so that
+            // servers that send signals only to the last sender, such as dunst, send the
+            // press to it). A table of its own: a cancel withdraws what waits for the
+            // screen (delivery), not what is on it. `server` names the server process as
+            // the bus's id and the server's unique name, which the bus never reuses.
+            try db.execute(sql: """
+                CREATE TABLE screen (
+                    seq INTEGER PRIMARY KEY,
+                    notificationId TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    alert BLOB NOT NULL,
+                    due REAL NOT NULL,
+                    serverId INTEGER NOT NULL,
+                    server TEXT NOT NULL,
+                    shownAt REAL NOT NULL
+                );
+                """)
+        }
         return migrations
     }
 }
