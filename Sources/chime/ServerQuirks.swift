@@ -20,6 +20,9 @@ extension Diagnosis {
         let keptAfterClick = Quirk(key: "keeps-popup-after-click", note: Note {
             localized("it keeps a popup on screen after a click: chimed closes it")
         })
+        let closedComesBack = Quirk(key: "shows-closed-popup-again", note: Note {
+            localized("a popup closed while chimed was stopped comes back when chimed starts: the server shows a closed popup again when asked to replace it")
+        })
         switch name {
         case "dunst":
             return [
@@ -43,6 +46,9 @@ extension Diagnosis {
                 Quirk(key: "at-most-three-buttons", note: Note {
                     localized("it shows at most three buttons: chimed sends a destructive button last, where it is the one left out")
                 }),
+                Quirk(key: "update-loses-buttons", note: Note {
+                    localized("a popup updated in place loses its buttons: a chimed started again posts the popups it takes over afresh")
+                }),
             ]
         case "Notification Daemon":
             return [Quirk(key: "default-action-on-text", note: Note {
@@ -56,6 +62,7 @@ extension Diagnosis {
                 Quirk(key: "closes-resident-popup", note: Note {
                     localized("it takes a popup away after a press even when it is resident")
                 }),
+                closedComesBack,
             ]
         case "lxqt-notificationd":
             return [
@@ -66,6 +73,7 @@ extension Diagnosis {
                 Quirk(key: "buttons-as-list", note: Note {
                     localized("it shows four or more buttons as a drop-down list with an OK button")
                 }),
+                closedComesBack,
             ]
         case "Plasma":
             return [keptAfterButton, keptAfterClick]
