@@ -35,21 +35,25 @@ public final class Connection {
         dbus_connection_add_filter(raw, filterMessage, Unmanaged.passUnretained(self).toOpaque(), nil)
     }
 
-    /// Connects to the session bus named by the environment.
+    /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`, or else to the
+    /// per-user bus at `$XDG_RUNTIME_DIR/bus`. Never X11 autolaunch, which is libdbus's
+    /// next resort: with DISPLAY set it runs dbus-launch, which starts a bus of its own
+    /// that nothing else in the session uses and that outlives the caller.
     public static func session() throws(DBusError) -> Connection {
-        let (raw, error) = withLibDBusError { dbus_bus_get_private(DBUS_BUS_SESSION, $0) }
-        guard let raw else {
-            // libdbus's own text for this case is about X11 autolaunch, which says nothing
-            // to someone whose session simply has no bus.
-            if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
-                throw .disconnected(
-                    "No session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus; "
-                        + "run this inside a desktop session (or a user manager with dbus-user-session)."
-                )
+        if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 {
+            let (raw, error) = withLibDBusError { dbus_bus_get_private(DBUS_BUS_SESSION, $0) }
+            guard let raw else {
+                throw .disconnected("Cannot connect to the session bus: \(error?.message ?? "unknown error").")
             }
-            throw .disconnected("Cannot connect to the session bus: \(error?.message ?? "unknown error").")
+            return Connection(raw: raw)
         }
-        return Connection(raw: raw)
+        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), let socket = userBusSocket(in: runtime) else {
+            throw .disconnected(
+                "No session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus; "
+                    + "run this inside a desktop session (or a user manager with dbus-user-session)."
+            )
+        }
+        return try bus(address: "unix:path=" + escapedAddressValue(socket))
     }
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket).
@@ -343,5 +347,31 @@ public final class PendingNameRequest {
         default:
             return .failure(.failed("The bus answered the name request with '\(reply.signature)'."))
         }
+    }
+}
+
+extension Connection {
+    /// `$XDG_RUNTIME_DIR/bus` when it is a socket of this user's, as libdbus requires.
+    public static func userBusSocket(in runtime: String) -> String? {
+        let path = runtime + "/bus"
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else { return nil }
+        return path
+    }
+
+    /// `value` escaped for a D-Bus address: bytes outside `[-0-9A-Za-z_/.\*]` become `%XX`.
+    public static func escapedAddressValue(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "\\"), UInt8(ascii: "*"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16)
+                out += "%" + (hex.count == 1 ? "0" : "") + hex
+            }
+        }
+        return out
     }
 }

@@ -24,7 +24,7 @@ extension Diagnosis {
                 return nil
             }
         }
-        guard let runtime, let socket = Self.userBusSocket(in: runtime) else {
+        guard let runtime, let socket = Connection.userBusSocket(in: runtime) else {
             problems.append(Note {
                 runtime.map {
                     localized("No session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no bus socket at $XDG_RUNTIME_DIR/bus (%1$s/bus), so chime cannot reach chimed; run chime inside your desktop session, or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus where a per-user bus runs (Debian's dbus-user-session).", $0)
@@ -32,7 +32,7 @@ extension Diagnosis {
             })
             return nil
         }
-        let address = "unix:path=" + Self.escapedAddressValue(socket)
+        let address = "unix:path=" + Connection.escapedAddressValue(socket)
         switch connect(to: address, from: "XDG_RUNTIME_DIR") {
         case .success(let connection):
             warnings.append(Note {
@@ -61,29 +61,5 @@ extension Diagnosis {
         } catch {
             return .failure(error)
         }
-    }
-
-    /// `$XDG_RUNTIME_DIR/bus` when it is a socket of this user's, as libdbus requires.
-    static func userBusSocket(in runtime: String) -> String? {
-        let path = runtime + "/bus"
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == getuid() else { return nil }
-        return path
-    }
-
-    /// `value` escaped for a D-Bus address: bytes outside `[-0-9A-Za-z_/.\*]` become `%XX`.
-    static func escapedAddressValue(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "\\"), UInt8(ascii: "*"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16)
-                out += "%" + (hex.count == 1 ? "0" : "") + hex
-            }
-        }
-        return out
     }
 }

@@ -7,8 +7,14 @@ import DBus
 struct SchedulerClient {
     let connection: Connection
 
+    /// Connects to the session bus as `chime doctor` finds it, so that without one every
+    /// command says what doctor says.
     static func connect() throws(DBusError) -> SchedulerClient {
-        SchedulerClient(connection: try Connection.session())
+        var diagnosis = Diagnosis()
+        guard let connection = diagnosis.connect() else {
+            throw .disconnected(diagnosis.problems.first?.text ?? "No session bus.")
+        }
+        return SchedulerClient(connection: connection)
     }
 
     /// Connects, or ends the command with a message and exit status 69.

@@ -1,11 +1,12 @@
+import DBus
 import Testing
 @testable import chime
 
 /// The pieces of `chime doctor` that need no bus.
 struct DiagnosisTests {
     @Test func addressValuesAreEscaped() {
-        #expect(Diagnosis.escapedAddressValue("/run/user/1000/bus") == "/run/user/1000/bus")
-        #expect(Diagnosis.escapedAddressValue("/tmp/a b,c=d") == "/tmp/a%20b%2cc%3dd")
+        #expect(Connection.escapedAddressValue("/run/user/1000/bus") == "/run/user/1000/bus")
+        #expect(Connection.escapedAddressValue("/tmp/a b,c=d") == "/tmp/a%20b%2cc%3dd")
     }
 
     @Test func everyCapabilityChimeUsesHasAFallback() {
