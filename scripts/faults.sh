@@ -108,6 +108,6 @@ faults_kill_round() {
             cancel) [[ $listed == *"\"$id\""* ]] && faults_revived=$((faults_revived + 1)) ;;
         esac
     done <"$ledger"
-    "$FAULTS_CHIME" cancel --all >/dev/null 2>&1 || true
+    "$FAULTS_CHIME" cancel --all --yes >/dev/null 2>&1 || true
     echo "  SIGKILL: $faults_kills kills, $faults_acknowledged acknowledged schedules, $faults_lost lost, $faults_revived cancels undone"
 }

@@ -89,7 +89,8 @@ public enum Scheduler1 {
     public static let invokeAction = MethodDeclaration(
         "InvokeAction", in: ["id": "s", "action": "s"],
         "Runs an action as if its button had been pressed: for servers without buttons (no \"actions\" capability) and "
-            + "for scripts. InvalidArgs names the keys it has.")
+            + "for scripts. InvalidArgs names the keys it has; \(ChimeError.notShown) for a snooze button of one that has "
+            + "not fired yet.")
     public static let getAppSettings = MethodDeclaration(
         "GetAppSettings", in: ["app": "s"], out: ["settings": "a{sv}"],
         "What the user's config allows the notifications of app (a desktop entry id) to do "

@@ -295,6 +295,14 @@ final class SchedulerService {
         guard keys.contains(key) else {
             throw .invalidArgs("'\(key)' is not an action of \(id); it has \(keys.isEmpty ? "none" : keys.joined(separator: ", ")).")
         }
+        // A snooze puts off what is on screen; before the reminder fires there is nothing to
+        // put off, and a pressed copy would ring as well as the reminder itself.
+        let handler = alert.category.flatMap { presenter.categories[$0] }?.allDefinitions.first { $0.key == key }?.handler
+        if case .snooze = handler, presenter.alert(for: id) == nil,
+           try commits.read({ () throws(StoreError) in try store.notification(id: id) })?.lastFired == nil {
+            throw DBusError(name: ChimeError.notShown, message: "Notification '\(id)' has not fired yet, so '\(key)' "
+                + "has nothing to put off; Update changes when it fires.")
+        }
         presses.pressed(Presenter.Press(id: id, key: key, alert: alert, kind: .scheduled))
         presenter.dismiss(id: id, after: key)
         return []

@@ -7,7 +7,8 @@ struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Change a scheduled notification, keeping its id and history.",
         discussion: """
-            Only what is given changes; chime log shows an edited event naming it. A new \
+            Only what is given changes; chime prints the id and when it fires now, as \
+            chime add does, and chime log shows an edited event naming it. A new \
             --at or --in keeps the repeat; a new --repeat keeps the first time and goes on \
             from now; --repeat never makes it fire once more. Buttons given (-A) replace \
             the old ones; --user-info adds or replaces entries. --zone and --floating need \
@@ -75,7 +76,13 @@ struct Edit: ParsableCommand {
             + EntryOptions.entries(actions: actions, userInfo: userInfo)
     }
 
+    @Flag(help: "Print JSON, {\"id\": ID, \"nextFire\": …}, as chime add --json.")
+    var json = false
+
     func run() throws {
-        try SchedulerClient.connectOrFail().updateSimple(id, changes: changes)
+        let client = try SchedulerClient.connectOrFail()
+        try client.updateSimple(id, changes: changes)
+        let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
+        print(Add.echo(id: id, described: described ?? [], json: json))
     }
 }

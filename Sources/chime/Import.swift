@@ -2,6 +2,7 @@ import ArgumentParser
 import ChimeAPI
 import DBus
 import Glibc
+import JSON
 import Localization
 
 /// `chime import`: schedules the reminders of an iCalendar file (Thunderbird, GNOME
@@ -19,7 +20,7 @@ struct Import: ParsableCommand {
             writes them) give the fields iCalendar has no property for.
 
             Prints, per notification scheduled, its id, its next time, its repeat and its \
-            title. A component that cannot be imported gets one sentence on stderr and \
+            title (--json: an array of {"id", "nextFire", "nextFireLocal", "title"}). A component that cannot be imported gets one sentence on stderr and \
             nothing of it is scheduled; the others are imported. Past one-time events and \
             cancelled or completed ones are skipped with a note. FILE - reads standard input.
 
@@ -38,6 +39,9 @@ struct Import: ParsableCommand {
     @ArgumentParser.Argument(help: "The .ics file, or - for standard input.")
     var file: String
 
+    @Flag(help: "Print JSON, an array of {\"id\", \"nextFire\", \"nextFireLocal\", \"title\"}, one per notification scheduled.")
+    var json = false
+
     func run() throws {
         guard let text = Self.read(file) else {
             throw fail(localized("cannot read '%1$s': %2$s", file, String(cString: strerror(errno))), ExitCode(66))
@@ -47,6 +51,7 @@ struct Import: ParsableCommand {
         guard cut.isCalendar else { throw notICalendar() }
         let client = try SchedulerClient.connectOrFail()
         var refused = 0, answered = false
+        var scheduled: [JSONText] = []
         for oversized in cut.oversized {
             refused += 1
             writeError(localized("%1$s (line %2$d): not imported: it is larger than the %3$d bytes chimed reads in one request.",
@@ -74,11 +79,14 @@ struct Import: ParsableCommand {
             }
             let lists = reply.map { ($0.arrayElements ?? []).compactMap(\.stringValue) }
             guard lists.count == 3 else { throw fail(localized("chimed answered %1$s with something other than its interface says.", "ImportICalendarPart"), ExitStatus.failure) }
-            for id in lists[0] { print(client.importEcho(id)) }
+            for id in lists[0] {
+                if json { scheduled.append(client.importJSON(id)) } else { print(client.importEcho(id)) }
+            }
             for sentence in lists[1] + lists[2] { writeError(sentence) }
             refused += lists[1].count
             answered = answered || lists.contains { !$0.isEmpty }
         }
+        if json { print(JSONText.array(scheduled).rendered()) }
         if !answered && cut.oversized.isEmpty { writeError(localized("'%1$s' has no VEVENT or VTODO to import.", file)) }
         if refused > 0 { throw ExitStatus.failure }
     }
@@ -115,5 +123,17 @@ extension SchedulerClient {
             HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue, rrule: fields[.rrule]?.stringValue),
             fields[.title]?.stringValue ?? "",
         ].joined(separator: "  ")
+    }
+
+    /// The same as JSON: `{"id", "nextFire", "nextFireLocal", "title"}`.
+    func importJSON(_ id: String) -> JSONText {
+        let fields = HumanText.fields((try? call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? [])
+        var object: [(String, JSONText)] = [("id", .string(id))]
+        if let next = fields[.nextFire]?.integerValue {
+            object.append((NotificationKey.nextFire.rawValue, .integer(next)))
+            object.append((NotificationKey.nextFireLocal.rawValue, .string(HumanText.isoTime(next))))
+        }
+        if let title = fields[.title]?.stringValue { object.append((NotificationKey.title.rawValue, .string(title))) }
+        return .object(object)
     }
 }

@@ -75,8 +75,4 @@ extension SchedulerClient {
         try callOrFail(Scheduler1.getBadge, [.string(desktopEntry)]).first?.integerValue ?? 0
     }
 
-    /// Runs `action` of notification `id` as if its button were pressed.
-    func invokeAction(_ id: String, _ action: String) throws {
-        _ = try callOrFail(Scheduler1.invokeAction, [.string(id), .string(action)], about: id)
-    }
 }

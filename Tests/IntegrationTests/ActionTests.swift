@@ -45,7 +45,8 @@ struct ActionTests {
     @Test func completeEndsTheSeriesAndItsSnoozedCopies() throws {
         let session = try TestSession()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try session.add("Pills", "--in", "1h", "--repeat", "day", "--category", "reminder")
+        let id = try session.add("Pills", "--in", "1s", "--repeat", "day", "--category", "reminder")
+        _ = try session.waitForNotifyCalls(1)
         #expect(try session.run(["chime", "act", id, "remind"]).status == 0)
         _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'remind'")
 

@@ -55,7 +55,7 @@ struct CLILanguageTests {
         _ = try session.add("Gießen", "--in", "1h", "--repeat", "day", "--every", "2")
         let listed = try session.run(["chime", "list"]).stdout
         #expect(listed.contains("alle 2 Tage"), "\(listed)")
-        #expect(try session.run(["chime", "cancel", "--all"]).stdout == "1 Benachrichtigung gestrichen.\n")
+        #expect(try session.run(["chime", "cancel", "--all", "--yes"]).stdout == "1 Benachrichtigung gestrichen.\n")
 
         let log = try session.run(["chime", "log"]).stdout.split(separator: "\n")
         let header = try #require(log.first).split(separator: " ", omittingEmptySubsequences: true)

@@ -14,7 +14,7 @@ struct EditTests {
         let session = try TestSession()
         let id = try session.add("Tea", "Green", "--at", "2030-01-31 08:00", "--repeat", "day", "--user-info", "pot=blue")
         let edited = try session.run(["chime", "edit", id, "--title", "Coffee", "--user-info", "cup=red"])
-        #expect(edited.status == 0 && edited.stdout.isEmpty, "\(edited)")
+        #expect(edited.status == 0 && edited.stdout.hasPrefix(id + "  "), "\(edited)")
 
         let fields = try session.shownJSON(id)
         #expect(fields["id"] as? String == id)

@@ -120,7 +120,7 @@ struct ICalendarBusTests {
         let calendar = try #require(strings(exported).first, "\(exported)")
         #expect(calendar.hasPrefix("BEGIN:VCALENDAR") && strings(exported).count == 1, "\(exported)")
 
-        #expect(try session.run(["chime", "cancel", "--all"]).status == 0)
+        #expect(try session.run(["chime", "cancel", "--all", "--yes"]).status == 0)
         let imported = try dbusSend(session, "ImportICalendar", "string:" + calendar)
         #expect(imported.status == 0 && strings(imported).count == 2, "\(imported)")
         func comparable(_ list: [[String: Any]]) -> [NSDictionary] {

@@ -229,7 +229,7 @@ struct ICalendarTests {
             } else {
                 #expect(result.status == 0 && errors.isEmpty, "\(name): \(result)")
             }
-            #expect(try session.run(["chime", "cancel", "--all"]).status == 0)
+            #expect(try session.run(["chime", "cancel", "--all", "--yes"]).status == 0)
         }
         #expect(try session.listedJSON().isEmpty)
     }
@@ -264,7 +264,7 @@ struct ICalendarTests {
         #expect(exported.stdout.contains("X-CHIME-ACTION;X-CHIME-KEY=done:Done\r\n"), "\(exported.stdout)")
         let file = session.directory.appendingPathComponent("all.ics")
         try exported.stdout.write(to: file, atomically: true, encoding: .utf8)
-        #expect(try session.run(["chime", "cancel", "--all"]).status == 0)
+        #expect(try session.run(["chime", "cancel", "--all", "--yes"]).status == 0)
         let imported = try session.run(["chime", "import", file.path])
         #expect(imported.status == 0 && imported.stderr.isEmpty, "\(imported)")
 

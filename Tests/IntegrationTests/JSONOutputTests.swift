@@ -47,7 +47,7 @@ struct JSONOutputTests {
 
         #expect(try object(session, "cancel", other, "--json") as NSDictionary == ["count": 1])
         #expect(try object(session, "cancel", "--match", "plant=fern", "--json") as NSDictionary == ["count": 1])
-        #expect(try object(session, "cancel", "--all", "--json") as NSDictionary == ["count": 0])
+        #expect(try object(session, "cancel", "--all", "--yes", "--json") as NSDictionary == ["count": 0])
 
         let log = try array(session, "log", "--json")
         #expect(log.count == 2)

@@ -121,7 +121,7 @@ struct SchedulingTests {
         let missing = try session.run(["chime", "cancel", d])
         #expect(missing.status == 1)
         #expect(missing.stderr == "chime: No notification has the id '\(d)'.\n")
-        #expect(try session.run(["chime", "cancel", "--all"]).stdout == "Cancelled 1.\n")
+        #expect(try session.run(["chime", "cancel", "--all", "--yes"]).stdout == "Cancelled 1.\n")
         #expect(try session.run(["chime", "list", "--json"]).stdout == "[]\n")
     }
 
@@ -133,7 +133,7 @@ struct SchedulingTests {
         _ = try session.add("Fired before", "--in", "1s")
         _ = try session.waitForNotifyCalls(1)
         try session.addReminders(150)
-        #expect(try session.run(["chime", "cancel", "--all"]).stdout == "Cancelled 150.\n")
+        #expect(try session.run(["chime", "cancel", "--all", "--yes"]).stdout == "Cancelled 150.\n")
         try session.waitForDaemonLog(containing: "Compacted the store after a cancel of nearly everything")
         let file = try Data(contentsOf: session.storeFile)
         #expect(file.range(of: Data("Reminder 1".utf8)) == nil, "a cancelled reminder is still in the file")

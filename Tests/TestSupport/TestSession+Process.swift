@@ -49,7 +49,7 @@ extension TestSession {
     }
 
     /// The JSON a command prints, as `T`; fails naming the command when it fails or prints something else.
-    private func json<T>(_ command: [String]) throws -> T {
+    public func json<T>(_ command: [String]) throws -> T {
         let result = try run(command)
         guard result.status == 0, let value = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? T else {
             throw TestFailure.failed("\(command.joined(separator: " ")): \(result)")
