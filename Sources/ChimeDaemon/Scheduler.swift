@@ -348,16 +348,3 @@ final class Scheduler {
         })
     }
 }
-
-/// "5 min", "2 h 5 min", "3 days": how late, for people.
-enum LateText {
-    static func describe(_ seconds: TimeInterval) -> String {
-        let total = Int(seconds.rounded())
-        switch total {
-        case ..<60: return "\(total) s"
-        case ..<3600: return "\(total / 60) min"
-        case ..<86_400: return total % 3600 / 60 == 0 ? "\(total / 3600) h" : "\(total / 3600) h \(total % 3600 / 60) min"
-        default: return total / 86_400 == 1 ? "1 day" : "\(total / 86_400) days"
-        }
-    }
-}
