@@ -246,7 +246,9 @@ final class Scheduler {
             if case .drop = decision {
                 dropped.append((advanced, lateBy))
             } else if lateBy > Presenter.lateThreshold {
-                late.append((advanced, dueDate, lateBy))
+                // Due at the most recent missed occurrence, which lateBy counts from: the
+                // popup's late mark then says what the history says.
+                late.append((advanced, instant.addingTimeInterval(-lateBy), lateBy))
             } else {
                 // A snoozed copy takes the place of its origin if that is still on screen.
                 presenter.deliver(id: id, kind: .scheduled, alert: notification.alert, replacing: notification.origin, due: dueDate)

@@ -1,4 +1,5 @@
 import ChimeCore
+import DBus
 import EventLoop
 import Foundation
 import Glibc
@@ -31,6 +32,11 @@ struct SchedulerTests {
             _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
             if started { scheduler.add(notification) }
             return notification
+        }
+
+        /// The `x-chime-late-seconds` hint of Notify request `index`.
+        func lateSeconds(_ index: Int) -> Value? {
+            server.requests[index].request.hints.first { $0.0 == "x-chime-late-seconds" }?.1
         }
     }
 
@@ -107,6 +113,18 @@ struct SchedulerTests {
         #expect(harness.server.titles == ["Missed"])
         #expect(harness.server.requests.first?.request.body == "Due 5 min ago.")
         #expect(try harness.delivery.history() == ["late Missed"])
+    }
+
+    /// A daily reminder missed for a week fires once, late by its latest missed occurrence,
+    /// and the popup says the same delay as the history.
+    @Test func aRepeatMissedForAWeekSaysTheSameDelayInThePopupAndTheHistory() throws {
+        let harness = try Harness()
+        try harness.add("Daily", due: harness.time.now.addingTimeInterval(-7 * 86_400 - 300), every: .day, started: false)
+        try harness.scheduler.start()
+        #expect(harness.server.requests.first?.request.body == "Due 5 min ago.")
+        #expect(harness.lateSeconds(0) == .int32(300))
+        harness.delivery.commits.commit()
+        #expect(try harness.delivery.store.history(limit: 1).first?.detail == "Due 5 min ago.")
     }
 
     @Test func manyMissedArriveAsOneSummary() throws {
