@@ -11,8 +11,9 @@ struct Edit: ParsableCommand {
             --at or --in keeps the repeat; a new --repeat keeps the first time and goes on \
             from now; --repeat never makes it fire once more. Buttons given (-A) replace \
             the old ones; --user-info adds or replaces entries. --zone and --floating need \
-            --at. A value chimed refuses changes nothing (status 64); an id that is done or \
-            was cancelled is refused (status 1).
+            --at. A new time in the past is refused, as chime add refuses it, unless \
+            --allow-past is given. A value chimed refuses changes nothing (status 64); an id \
+            that is done or was cancelled is refused (status 1).
 
             Examples:
               chime edit 3kq9xw2m --at "tomorrow 9:00"
@@ -38,6 +39,9 @@ struct Edit: ParsableCommand {
 
     @OptionGroup var rule: RuleOptions
 
+    @Flag(name: .customLong("allow-past"), help: "Take a new time in the past anyway: it fires at once, marked late.")
+    var allowPast = false
+
     @Option(help: "A sound-theme name, a sound file, default, or none.")
     var sound: String?
 
@@ -62,6 +66,7 @@ struct Edit: ParsableCommand {
     func validate() throws {
         if at != nil, after != nil { throw ValidationError(localized("give at most one of --at TIME or --in DURATION.")) }
         try EntryOptions.validate(actions: actions, userInfo: userInfo)
+        if allowPast, at == nil { throw ValidationError(PastTimeText.allowPastNeedsAt) }
         if changes.isEmpty { throw ValidationError(localized("nothing to change: give --at, --title or another option.")) }
     }
 
@@ -72,10 +77,10 @@ struct Edit: ParsableCommand {
             ("urgency", urgency), ("category", category), ("lateLimit", lateLimit),
         ]
         return named.compactMap { key, value in value.map { (key, $0) } } + rule.options
-            + EntryOptions.entries(actions: actions, userInfo: userInfo)
+            + EntryOptions.entries(actions: actions, userInfo: userInfo) + (allowPast ? [("late", "true")] : [])
     }
 
     func run() throws {
-        try SchedulerClient.connectOrFail().updateSimple(id, changes: changes)
+        try SchedulerClient.connectOrFail().updateSimple(id, changes: changes, whenOption: after == nil ? "--at" : "--in")
     }
 }
