@@ -137,6 +137,19 @@ struct SchedulingTests {
         #expect(call.contains("<'Typo'>") && call.contains(" years ago."), "\(call)")
     }
 
+    /// `today` alone would be now: refused, with what to write. `now` is meant, fires at
+    /// once, on time, and `chime add` still says when rather than printing a bare id.
+    @Test func todayAloneIsRefusedAndNowIsConfirmedWithItsTime() throws {
+        let session = try TestSession()
+        let today = try session.run(["chime", "add", "Call", "--at", "today"])
+        #expect(today.status == 64 && today.stderr.contains("'today' needs a time of day, as in 'today 18:00'"), "\(today)")
+        let now = try session.run(["chime", "add", "Call", "--at", "now"])
+        #expect(now.status == 0, "\(now)")
+        #expect(now.stdout.firstMatch(of: /^[0-9a-z]{8}  \S.* \(due now\)\n$/) != nil, "\(now)")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Call'>") && !call.contains("ago."), "on time: \(call)")
+    }
+
     /// A time typed in the minute it names (a little behind the clock by the time it
     /// arrives) is now: it fires at once and is not late.
     @Test func aTimeWithinTheLastMinuteIsNowAndNotLate() throws {
