@@ -4,7 +4,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
     case title, body, urgency, appName, desktopEntry, image, sound, category, defaultAction, expires, badge, actions, hints
     case userInfo, textDomain
     case actionOptions
-    case when, `repeat`, every, zone, floating, calendar, lateLimit
+    case when, `repeat`, every, zone, floating, calendar, lateLimit, late
     case on, until, count, rrule, skipped
     case id, state, nextFire, nextFireLocal, lastFired, fireCount, created, origin, completed
     case lateBy
@@ -28,7 +28,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         switch self {
         case .title, .body, .urgency, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .expires, .badge,
              .actions, .hints, .userInfo, .textDomain, .actionOptions: .alert
-        case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit: .schedule
+        case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit, .late: .schedule
         case .on, .until, .count, .rrule: .schedule
         case .skipped: .state
         case .id, .state, .nextFire, .nextFireLocal, .lastFired, .fireCount, .created, .origin, .completed: .state
@@ -73,6 +73,10 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .floating: "b"
         case .calendar: "s: gregorian, hebrew, islamic, ..."
         case .lateLimit: "seconds, or s duration such as \"10m\""
+        case .late: "b, default false (\"true\" in ScheduleSimple and UpdateSimple): when may be in the past. Without it a "
+            + "one-shot more than a minute in the past is InvalidArgs naming when (most often a typo, such as a wrong year), and a "
+            + "repeat starts at its first occurrence from now; with it a one-shot in the past fires at once, marked late, and a "
+            + "repeat starts at its first occurrence, firing what is past once, late. Not stored: Get does not return it"
         case .on: "s, with repeat: weekdays of a weekly repeat (\"mon,wed,fri\", \"weekdays\", \"weekends\"), or days of a "
             + "monthly one (\"2nd tue\", \"last fri\", \"last-day\")"
         case .until: "s, with repeat: the last date (all of that day) or time an occurrence may have, as when takes it"

@@ -18,7 +18,8 @@ public enum Scheduler1 {
             + "(one per button, in order), hint.NAME = TYPE:VALUE (int, double, string, byte, boolean) and userInfo.KEY = value.")
     public static let schedule = MethodDeclaration(
         "Schedule", in: ["notification": "a{sv}"], out: ["id": "s"],
-        "Schedules a notification; returns its id once it is stored.")
+        "Schedules a notification; returns its id once it is stored. A repeat starts at its first occurrence from now; a "
+            + "one-shot whose when is more than a minute in the past is InvalidArgs, unless late is true.")
     public static let scheduleSimple = MethodDeclaration(
         "ScheduleSimple", in: ["when": "s", "title": "s", "body": "s", "options": "a{ss}"], out: ["id": "s"],
         "Schedule with basic types only, for dbus-send; options as in PresentNowSimple plus the scheduling keys.")
@@ -60,7 +61,8 @@ public enum Scheduler1 {
         "NextFireTimes", in: ["when": "s", "options": "a{ss}", "count": "u"], out: ["times": "as"],
         "The next count (\(Limits.nextFireCount.lowerBound)-\(Limits.nextFireCount.upperBound)) fire times of a rule, "
             + "without scheduling it, as ISO 8601 in the system zone. options: "
-            + NotificationKey.keys(of: .schedule).filter { $0 != .when && $0 != .lateLimit }.map(\.rawValue).joined(separator: ", ")
+            + NotificationKey.keys(of: .schedule).filter { ![.when, .lateLimit, .late].contains($0) }.map(\.rawValue)
+                .joined(separator: ", ")
             + ".")
     public static let nextFireTimestamps = MethodDeclaration(
         "NextFireTimestamps", in: ["when": "s", "options": "a{ss}", "count": "u"], out: ["times": "ax"],
@@ -101,7 +103,8 @@ public enum Scheduler1 {
         "Update", in: ["id": "s", "changes": "a{sv}"],
         "Changes a scheduled notification in place, keeping its id and history (an edited event): only the keys given "
             + "change, as Schedule reads them; actions and hints given replace the old ones, userInfo keys are added or "
-            + "replaced, repeat \"never\" ends a repeat. A bad key changes nothing. NotFound for an unknown id, "
+            + "replaced, repeat \"never\" ends a repeat; a new when in the past is refused or skipped as Schedule's is. A bad "
+            + "key changes nothing. NotFound for an unknown id, "
             + "\(ChimeError.notScheduled) for one that is done or cancelled.")
     public static let updateSimple = MethodDeclaration(
         "UpdateSimple", in: ["id": "s", "changes": "a{ss}"],

@@ -9,7 +9,7 @@ import FoundationEssentials
 /// `Recurrence(parsing:)` reads (`day`, `daily`, `2 weeks`), `every` a count of them;
 /// `zone` pins wall-clock times to an IANA zone and `floating` (the default for
 /// wall-clock times) makes them follow the system's; `lateLimit` is seconds or a
-/// duration such as `10m`.
+/// duration such as `10m`; `late` lets `when` be in the past (``FirstFire``).
 struct ScheduleFields {
     static let keys = NotificationKey.keys(of: .schedule).map(\.rawValue)
 
@@ -22,6 +22,8 @@ struct ScheduleFields {
     /// `on`, `until`, `count` and `rrule`: what a repeat adds to its unit (ScheduleFields+Repeat).
     var repeatDetails = RepeatFields()
     var lateLimit: TimeInterval?
+    /// Whether the caller means a `when` in the past.
+    var late = false
     /// `region`, `network`, `regionTriggersOnce`: a place instead of `when`.
     var place = PlaceFields()
 
@@ -42,9 +44,9 @@ struct ScheduleFields {
                 return try set(key, text: text)
             }
             throw FieldError(key, "must be a number, not type '\(value.signature)'.")
-        case .floating?:
+        case .floating?, .late?:
             guard let flag = value.boolValue else { throw FieldError(key, "must be a boolean, not type '\(value.signature)'.") }
-            floating = flag
+            if key == NotificationKey.late.rawValue { late = flag } else { floating = flag }
             return true
         case let field? where field.part == .schedule:
             guard let text = value.stringValue else { throw FieldError(key, "must be a string, not type '\(value.signature)'.") }
@@ -62,12 +64,14 @@ struct ScheduleFields {
         case .repeat?: repeatUnit = text
         case .zone?: zone = text
         case .calendar?: calendar = text
-        case .floating?:
+        case .floating?, .late?:
+            let flag: Bool
             switch text.lowercased() {
-            case "true", "1", "yes": floating = true
-            case "false", "0", "no": floating = false
+            case "true", "1", "yes": flag = true
+            case "false", "0", "no": flag = false
             default: throw FieldError(key, "'\(text)' is not true or false.")
             }
+            if key == NotificationKey.late.rawValue { late = flag } else { floating = flag }
         case .every?:
             guard let count = Int(text) else { throw FieldError(key, "'\(text)' is not a whole number.") }
             every = count
@@ -115,7 +119,7 @@ struct ScheduleFields {
         let dated: [(String, Bool)] = [
             ("when", !(when ?? "").isEmpty), ("repeat", repeatUnit != nil), ("every", every != nil), ("rrule", repeatDetails.rrule != nil),
             ("on", repeatDetails.on != nil), ("until", repeatDetails.until != nil), ("count", repeatDetails.count != nil), ("zone", zone != nil),
-            ("floating", floating), ("lateLimit", lateLimit != nil),
+            ("floating", floating), ("lateLimit", lateLimit != nil), ("late", late),
         ]
         if let (name, _) = dated.first(where: \.1) {
             throw FieldError(name, "and \(key) cannot both be given: a notification fires at a date or at a place, never both.")

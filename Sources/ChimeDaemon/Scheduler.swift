@@ -246,7 +246,9 @@ final class Scheduler {
             if case .drop = decision {
                 dropped.append((advanced, lateBy))
             } else if lateBy > Presenter.lateThreshold {
-                late.append((advanced, dueDate, lateBy))
+                // Due at the most recent missed occurrence, which lateBy counts from: the
+                // popup's late mark then says what the history says.
+                late.append((advanced, instant.addingTimeInterval(-lateBy), lateBy))
             } else {
                 // A snoozed copy takes the place of its origin if that is still on screen.
                 presenter.deliver(id: id, kind: .scheduled, alert: notification.alert, replacing: notification.origin, due: dueDate)
@@ -346,18 +348,5 @@ final class Scheduler {
         }, done: { [logger] result in
             if case .failure(let error) = result { logger.error("Cannot record the floating notifications' new times: \(error)") }
         })
-    }
-}
-
-/// "5 min", "2 h 5 min", "3 days": how late, for people.
-enum LateText {
-    static func describe(_ seconds: TimeInterval) -> String {
-        let total = Int(seconds.rounded())
-        switch total {
-        case ..<60: return "\(total) s"
-        case ..<3600: return "\(total / 60) min"
-        case ..<86_400: return total % 3600 / 60 == 0 ? "\(total / 3600) h" : "\(total / 3600) h \(total % 3600 / 60) min"
-        default: return total / 86_400 == 1 ? "1 day" : "\(total / 86_400) days"
-        }
     }
 }

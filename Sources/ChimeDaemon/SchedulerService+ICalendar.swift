@@ -128,10 +128,16 @@ extension SchedulerService {
     func scheduledNotification(_ alert: Alert, _ fields: ScheduleFields, now instant: Date, zone: Zone)
         throws(DBusError) -> ScheduledNotification {
         let rule: FireRule
-        do { rule = try fields.rule(now: instant, systemZone: zone) } catch { throw .invalidArgs(error.description) }
+        let start: (index: Int, date: Date)?
+        do throws(FieldError) {
+            rule = try fields.rule(now: instant, systemZone: zone)
+            start = try fields.start(of: rule, now: instant, systemZone: zone)
+        } catch {
+            throw .invalidArgs(error.description)
+        }
         return ScheduledNotification(
             id: NotificationID.random(), alert: alert, rule: rule, lateLimit: fields.lateLimit, created: instant,
-            nextIndex: 0, nextFire: rule.occurrence(0, systemZone: zone)
+            nextIndex: start?.index ?? 0, nextFire: start?.date
         )
     }
 }

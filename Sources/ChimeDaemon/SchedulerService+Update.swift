@@ -55,6 +55,8 @@ extension SchedulerService {
 
     private func update(_ existing: ScheduledNotification, _ alert: Alert, _ fields: ScheduleFields, keys: [String],
                         _ responder: Responder) throws(DBusError) {
+        // late says how to read a when; alone it changes nothing.
+        let keys = keys.filter { $0 != NotificationKey.late.rawValue }
         guard !keys.isEmpty else { throw .invalidArgs("changes: nothing to change; give at least one key, such as title or when.") }
         let instant = now()
         var updated = existing
@@ -90,7 +92,7 @@ extension SchedulerService {
                             now: Date) throws(FieldError) {
         let given = Set(keys)
         if given.contains(NotificationKey.lateLimit.rawValue) { notification.lateLimit = fields.lateLimit }
-        let ruleKeys = NotificationKey.allCases.filter { ($0.part == .schedule || $0.part == .place) && $0 != .lateLimit }
+        let ruleKeys = NotificationKey.allCases.filter { ($0.part == .schedule || $0.part == .place) && ![.lateLimit, .late].contains($0) }
         guard ruleKeys.contains(where: { given.contains($0.rawValue) }) else { return }
         let zone = Zone.current
         let existing = notification.rule
@@ -100,13 +102,11 @@ extension SchedulerService {
         }
         notification.rule = rule
         if rule.trigger != existing.trigger {
-            // A new first occurrence counts from the start, as Schedule does: one in the past fires at once.
+            // A new time is a new start: the past is refused or skipped as Schedule's is.
             notification.presence = nil
-            notification.nextIndex = 0
-            notification.nextFire = rule.occurrence(0, systemZone: zone)
-            if notification.nextFire == nil, rule.trigger.place == nil {
-                throw FieldError("when", "has no occurrence this side of the year 9999.")
-            }
+            let start = try fields.start(of: rule, now: now, systemZone: zone, given: given)
+            notification.nextIndex = start?.index ?? 0
+            notification.nextFire = start?.date
         } else if rule.trigger.place == nil {
             // The same start with another repeat: the series goes on from now.
             guard let next = rule.firstOccurrence(onOrAfter: now, systemZone: zone) else {

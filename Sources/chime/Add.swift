@@ -16,6 +16,10 @@ struct Add: ParsableCommand {
             duration (20m, 1h30m, 2d): hours and minutes make an instant, days and longer keep \
             the clock time across a DST change, as at(1) does.
 
+            A time in the past is refused (status 64), as at(1) refuses it: a wrong year is \
+            the likeliest typo. --allow-past schedules it anyway: it fires at once, marked \
+            late. A repeat whose first time is past starts at its next time from now.
+
             Instead of a time, a place (UILocalNotification's region): --near LAT,LON fires on \
             entering or leaving a circle of --radius (default \(Int(PlaceText.defaultRadius))m; m or km, at most \
             100km) located through GeoClue; --on-network NAME when a NetworkManager connection \
@@ -95,6 +99,9 @@ struct Add: ParsableCommand {
 
     @OptionGroup var place: PlaceOptions
 
+    @Flag(name: .customLong("allow-past"), help: "Schedule a time in the past anyway: it fires at once, marked late.")
+    var allowPast = false
+
     @Flag(help: "Print JSON, {\"id\", \"nextFire\", \"nextFireLocal\"}, instead of the id and time.")
     var json = false
 
@@ -107,6 +114,7 @@ struct Add: ParsableCommand {
             guard (at == nil) != (after == nil) else { throw ValidationError(localized("give exactly one of --at TIME or --in DURATION.")) }
         }
         try EntryOptions.validate(actions: actions, userInfo: userInfo)
+        if allowPast, at == nil { throw ValidationError(PastTimeText.allowPastNeedsAt) }
     }
 
     var when: String { place.isGiven ? "" : at ?? "in " + (after ?? "") }
@@ -124,12 +132,14 @@ struct Add: ParsableCommand {
         if let urgency { options.append(("urgency", urgency)) }
         if let lateLimit { options.append(("lateLimit", lateLimit)) }
         if let textDomain { options.append(("textDomain", textDomain)) }
+        if allowPast { options.append(("late", "true")) }
         return options + EntryOptions.entries(actions: actions, userInfo: userInfo)
     }
 
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
-        let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
+        let id = try client.scheduleSimple(when: when, title: title, body: body, options: options,
+                                           whenOption: after == nil ? "--at" : "--in")
         // A place has no fire time to echo: the bare id, then whether its service is there.
         let described = place.isGiven ? nil : (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Self.echo(id: id, described: described ?? [], json: json))

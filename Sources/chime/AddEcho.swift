@@ -7,7 +7,8 @@ import Localization
 /// What `chime add` prints: the id first, then when it will fire as chimed understood it.
 extension Add {
     /// `17  Wed 24 Dec 18:00 (in 3 days)`, or `{"id": …, "nextFire": …, "nextFireLocal": …}`;
-    /// the bare id when chimed tells no fire time (a place, or one that fired already).
+    /// a one-shot due now (`now`, or a past time allowed) may have fired before chimed is
+    /// asked: its time is when it fired. The bare id only for a place, which has no time.
     ///
     /// The time comes from chimed's own description of what it stored, so a misread shows
     /// at once; scripts read the id as the first word.
@@ -23,7 +24,7 @@ extension Add {
             }
             return JSONText.object(object).rendered()
         }
-        guard let next else { return id }
+        guard let next = next ?? fields[.lastFired]?.integerValue else { return id }
         return id + "  " + HumanText.dayAndTime(next, now: now) + " (" + HumanText.relative(next, from: now) + ")"
     }
 }

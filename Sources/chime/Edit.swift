@@ -12,8 +12,9 @@ struct Edit: ParsableCommand {
             --at or --in keeps the repeat; a new --repeat keeps the first time and goes on \
             from now; --repeat never makes it fire once more. Buttons given (-A) replace \
             the old ones; --user-info adds or replaces entries. --zone and --floating need \
-            --at. A value chimed refuses changes nothing (status 64); an id that is done or \
-            was cancelled is refused (status 1).
+            --at. A new time in the past is refused, as chime add refuses it, unless \
+            --allow-past is given. A value chimed refuses changes nothing (status 64); an id \
+            that is done or was cancelled is refused (status 1).
 
             Examples:
               chime edit 3kq9xw2m --at "tomorrow 9:00"
@@ -39,6 +40,9 @@ struct Edit: ParsableCommand {
 
     @OptionGroup var rule: RuleOptions
 
+    @Flag(name: .customLong("allow-past"), help: "Take a new time in the past anyway: it fires at once, marked late.")
+    var allowPast = false
+
     @Option(help: "A sound-theme name, a sound file, default, or none.")
     var sound: String?
 
@@ -63,6 +67,7 @@ struct Edit: ParsableCommand {
     func validate() throws {
         if at != nil, after != nil { throw ValidationError(localized("give at most one of --at TIME or --in DURATION.")) }
         try EntryOptions.validate(actions: actions, userInfo: userInfo)
+        if allowPast, at == nil { throw ValidationError(PastTimeText.allowPastNeedsAt) }
         if changes.isEmpty { throw ValidationError(localized("nothing to change: give --at, --title or another option.")) }
     }
 
@@ -73,7 +78,7 @@ struct Edit: ParsableCommand {
             ("urgency", urgency), ("category", category), ("lateLimit", lateLimit),
         ]
         return named.compactMap { key, value in value.map { (key, $0) } } + rule.options
-            + EntryOptions.entries(actions: actions, userInfo: userInfo)
+            + EntryOptions.entries(actions: actions, userInfo: userInfo) + (allowPast ? [("late", "true")] : [])
     }
 
     @Flag(help: "Print JSON, {\"id\": ID, \"nextFire\": …}, as chime add --json.")
@@ -81,7 +86,7 @@ struct Edit: ParsableCommand {
 
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
-        try client.updateSimple(id, changes: changes)
+        try client.updateSimple(id, changes: changes, whenOption: after == nil ? "--at" : "--in")
         let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Add.echo(id: id, described: described ?? [], json: json))
     }

@@ -22,7 +22,8 @@ struct Import: ParsableCommand {
             Prints, per notification scheduled, its id, its next time, its repeat and its \
             title (--json: an array of {"id", "nextFire", "nextFireLocal", "title"}). A component that cannot be imported gets one sentence on stderr and \
             nothing of it is scheduled; the others are imported. Past one-time events and \
-            cancelled or completed ones are skipped with a note. FILE - reads standard input.
+            cancelled or completed ones are skipped with a note; a repeating event that \
+            began in the past starts at its next time. FILE - reads standard input.
 
             EXIT STATUS
               0   every component was imported or skipped

@@ -80,6 +80,20 @@ struct MissedFireTests {
             systemZone: berlin) == .fire(lateBy: 0, next: instant("2026-03-29T03:05:00+02:00")))
     }
 
+    /// A series that ended while it waited is late by its last occurrence, the most recent
+    /// missed, not by its first; a skipped last one is none.
+    @Test func aSeriesThatEndedWhileItWaitedIsLateByItsLastOccurrence() throws {
+        var counted = try Recurrence(unit: .week)
+        try counted.restrict(days: [], limit: 3, until: nil)
+        var rule = try FireRule(trigger: .absolute(instant("2026-10-01T09:00:00Z")), recurrence: counted)
+        let now = instant("2026-11-22T09:00:00Z")
+        #expect(MissedFire.decide(rule: rule, due: instant("2026-10-01T09:00:00Z"), now: now, lateLimit: nil, systemZone: .utc)
+            == .fire(lateBy: now.timeIntervalSince(instant("2026-10-15T09:00:00Z")), next: nil))
+        rule.skipped = [LocalDateTime(year: 2026, month: 10, day: 15, hour: 9)]
+        #expect(MissedFire.decide(rule: rule, due: instant("2026-10-01T09:00:00Z"), now: now, lateLimit: nil, systemZone: .utc)
+            == .fire(lateBy: now.timeIntervalSince(instant("2026-10-08T09:00:00Z")), next: nil))
+    }
+
     @Test func aNegativeLateLimitIsRefused() {
         #expect(throws: FieldError("late-limit", "must be zero or more seconds, not -5.0.")) { try MissedFire.validate(lateLimit: -5) }
         #expect(throws: Never.self) { try MissedFire.validate(lateLimit: 0) }

@@ -28,7 +28,7 @@ struct WhenFormsTests {
         ("12am", "2026-11-23T00:00"), ("12pm", "2026-11-22T12:00"), ("12:30 AM", "2026-11-23T00:30"), ("9:15pm", "2026-11-22T21:15"),
         ("21:15", "2026-11-22T21:15"), ("9:59", "2026-11-23T09:59"),
         // A day without a time takes the current time of day.
-        ("today", "2026-11-22T10:00"), ("tomorrow", "2026-11-23T10:00"), ("Tomorrow", "2026-11-23T10:00"),
+        ("tomorrow", "2026-11-23T10:00"), ("Tomorrow", "2026-11-23T10:00"),
         ("friday", "2026-11-27T10:00"), ("mon", "2026-11-23T10:00"),
         // A weekday alone on that weekday is a week away; with a time still ahead, today.
         ("sunday", "2026-11-29T10:00"), ("sun 11:00", "2026-11-22T11:00"),
@@ -55,6 +55,8 @@ struct WhenFormsTests {
         ("in 1 week 2 days", "2026-12-01T10:00"), ("now + 1 day", "2026-11-23T10:00"), ("now +2 weeks", "2026-12-06T10:00"),
         ("4pm + 3 days", "2026-11-25T16:00"), ("tomorrow + 1 week", "2026-11-30T10:00"), ("now+2days", "2026-11-24T10:00"),
         ("noon+1 day", "2026-11-23T12:00"), ("in a week", "2026-11-29T10:00"), ("now + a day", "2026-11-23T10:00"),
+        // `today` alone is refused; as the start of a sum it is today.
+        ("today + 2 days", "2026-11-24T10:00"),
         // at(1)'s HHMM leads, alone or before the day.
         ("1500", "2026-11-22T15:00"), ("0930", "2026-11-23T09:30"), ("0000", "2026-11-23T00:00"), ("1500 tomorrow", "2026-11-23T15:00"),
         ("1800 dec 24", "2026-12-24T18:00"),
@@ -152,6 +154,9 @@ struct WhenFormsTests {
         ("now + 5 parsecs", "'5 parsecs' is not a duration: 'parsecs' is not a unit; use s, m, h, d or w."),
         ("in 0 days", "'0 days' is not a duration: it must be longer than zero."),
         ("in 200 years", "'200 years' is too long: the limit is 100 years."),
+        // Today at the current time of day would be now: "--at today" is a time left out.
+        ("today", "'today' needs a time of day, as in 'today 18:00' (today alone would be now)."),
+        ("Today", "'Today' needs a time of day, as in 'today 18:00' (today alone would be now)."),
     ])
     func errorsNameWhatWasNotUnderstood(text: String, reason: String) throws {
         #expect(throws: FieldError("at", reason)) { try parser().trigger(text) }

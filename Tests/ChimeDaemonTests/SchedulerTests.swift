@@ -1,4 +1,5 @@
 import ChimeCore
+import DBus
 import EventLoop
 import Foundation
 import Glibc
@@ -31,6 +32,29 @@ struct SchedulerTests {
             _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
             if started { scheduler.add(notification) }
             return notification
+        }
+
+        /// A notification made from Schedule's fields (`when`, `repeat`, `late`) as chimed
+        /// makes one now, stored; with `started`, handed to the running scheduler too.
+        @discardableResult
+        func schedule(_ title: String, when: String, repeat unit: String? = nil, late: Bool = false,
+                      started: Bool = true) throws -> ScheduledNotification {
+            var fields = ScheduleFields()
+            fields.when = when
+            fields.repeatUnit = unit
+            fields.late = late
+            let rule = try fields.rule(now: time.now, systemZone: .utc)
+            let start = try fields.start(of: rule, now: time.now, systemZone: .utc)
+            let notification = ScheduledNotification(id: title, alert: Alert(title: title), rule: rule, lateLimit: nil,
+                                                     created: time.now, nextIndex: start?.index ?? 0, nextFire: start?.date)
+            _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
+            if started { scheduler.add(notification) }
+            return notification
+        }
+
+        /// The `x-chime-late-seconds` hint of Notify request `index`.
+        func lateSeconds(_ index: Int) -> Value? {
+            server.requests[index].request.hints.first { $0.0 == "x-chime-late-seconds" }?.1
         }
     }
 
@@ -109,6 +133,71 @@ struct SchedulerTests {
         #expect(try harness.delivery.history() == ["late Missed"])
     }
 
+    /// "Late" is for occurrences missed while chimed was stopped or the server away: a
+    /// repeat begun in the past was missed by nobody, so it starts at its next occurrence.
+    @Test func aRepeatBegunInThePastFiresNothingNowAndItsNextOnTime() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        let next = harness.time.now.addingTimeInterval(3_600)
+        try harness.schedule("Weekly", when: iso(next.addingTimeInterval(-28 * 86_400)), repeat: "week")
+        #expect(harness.server.requests.isEmpty)
+        #expect(harness.time.alarm.armedAt == next)
+        harness.time.advance(3_600)
+        #expect(harness.server.titles == ["Weekly"])
+        #expect(harness.server.requests.first?.request.body == "", "on time: no late mark")
+        #expect(harness.lateSeconds(0) == nil)
+        #expect(try harness.delivery.history() == ["fired Weekly"])
+    }
+
+    /// Four yearly birthdays from 1960, as an import makes them: no summary of missed ones,
+    /// since nothing was missed, also when chimed starts after they were stored.
+    @Test func birthdaysFromLongAgoMakeNoSummary() throws {
+        let harness = try Harness()
+        for (index, day) in ["1960-04-12", "1971-02-01", "1985-12-24", "1990-07-30"].enumerated() {
+            try harness.schedule("Birthday \(index)", when: day + "T00:00:00Z", repeat: "year", started: false)
+        }
+        try harness.scheduler.start()
+        #expect(harness.server.requests.isEmpty)
+        #expect(try harness.delivery.history().isEmpty)
+    }
+
+    /// Missed for three days while chimed was stopped: late, by three days, in the popup,
+    /// the hint and the history alike.
+    @Test func aGenuinelyMissedOneSaysHowLateInWordsAndTheHintInSeconds() throws {
+        let harness = try Harness()
+        try harness.schedule("Missed", when: "in 1h", started: false)
+        harness.time.advance(3 * 86_400 + 3_600)
+        try harness.scheduler.start()
+        #expect(harness.server.requests.first?.request.body == "Due 3 days ago.")
+        #expect(harness.lateSeconds(0) == .int32(259_200))
+        harness.delivery.commits.commit()
+        let event = try #require(try harness.delivery.store.history(limit: 1).first)
+        #expect(event.event == .late && event.detail == "Due 3 days ago.", "\(event)")
+    }
+
+    /// A daily reminder missed for a week fires once, late by its latest missed occurrence,
+    /// and the popup says the same delay as the history.
+    @Test func aRepeatMissedForAWeekSaysTheSameDelayInThePopupAndTheHistory() throws {
+        let harness = try Harness()
+        try harness.add("Daily", due: harness.time.now.addingTimeInterval(-7 * 86_400 - 300), every: .day, started: false)
+        try harness.scheduler.start()
+        #expect(harness.server.requests.first?.request.body == "Due 5 min ago.")
+        #expect(harness.lateSeconds(0) == .int32(300))
+        harness.delivery.commits.commit()
+        #expect(try harness.delivery.store.history(limit: 1).first?.detail == "Due 5 min ago.")
+    }
+
+    /// A past time asked for (late) fires at once, saying how long ago in years.
+    @Test func aPastTimeAskedForFiresAtOnceLateInYears() throws {
+        let harness = try Harness()
+        try harness.scheduler.start()
+        try harness.schedule("Typo", when: iso(harness.time.now.addingTimeInterval(-2_523 * 86_400)), late: true)
+        harness.time.advance(0)
+        #expect(harness.server.requests.first?.request.body == "Due 6 years ago.")
+        #expect(harness.lateSeconds(0) == .int32(2_523 * 86_400))
+        #expect(try harness.delivery.history() == ["late Typo"])
+    }
+
     @Test func manyMissedArriveAsOneSummary() throws {
         let harness = try Harness()
         for index in 0..<5 { try harness.add("R\(index)", due: harness.time.now.addingTimeInterval(-60), started: false) }
@@ -154,4 +243,11 @@ struct SchedulerTests {
         try loop.runOnce(timeoutMilliseconds: 5_000)
         #expect(events == [.expired])
     }
+}
+
+/// `date` as ISO 8601 in UTC, as `when` takes an instant.
+private func iso(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.string(from: date)
 }

@@ -62,6 +62,41 @@ struct EditTests {
         #expect(try session.shownJSON(once)["repeat"] == nil)
     }
 
+    /// A new time in the past is refused as chime add refuses it, and changes nothing;
+    /// --allow-past takes it, and it fires at once, late.
+    @Test func aNewTimeInThePastIsRefusedUnlessAllowed() throws {
+        let session = try TestSession()
+        let id = try session.add("Dentist", "--at", "2030-01-31 08:00")
+        let due = try session.instant(wallClock: "2020-01-31 08:00")
+        let refused = try session.run(["chime", "edit", id, "--at", "2020-01-31 08:00", "--title", "Dentist!"])
+        #expect(refused.status == 64, "\(refused)")
+        #expect(refused.stderr == "chime: --at 2020-01-31 08:00 is \(session.yearsSince(due)) years ago; to show it now use chime notify.\n",
+                "\(refused)")
+        let fields = try session.shownJSON(id)
+        #expect(fields["when"] as? String == "2030-01-31T08:00:00" && fields["title"] as? String == "Dentist", "\(fields)")
+
+        let alone = try session.run(["chime", "edit", id, "--allow-past"])
+        #expect(alone.status == 64 && alone.stderr.contains("--allow-past goes with --at"), "\(alone)")
+
+        #expect(try session.run(["chime", "edit", id, "--at", "2020-01-31 08:00", "--allow-past"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Dentist'>") && call.contains(" years ago."), "\(call)")
+    }
+
+    /// A repeat given a new start in the past goes on from its next occurrence: nothing fires now.
+    @Test func aRepeatMovedToAStartInThePastGoesOnFromItsNextOccurrence() throws {
+        let session = try TestSession()
+        let id = try session.add("Plants", "--at", "2030-01-31 08:00", "--repeat", "day")
+        let start = Date().addingTimeInterval(-10 * 86_400 + 7_200)
+        #expect(try session.run(["chime", "edit", id, "--at", session.wallClock(start)]).status == 0)
+        let fields = try session.shownJSON(id)
+        let next = try #require(fields["nextFire"] as? Int, "\(fields)")
+        let expected = try session.instant(wallClock: session.wallClock(start)).addingTimeInterval(10 * 86_400)
+        #expect(abs(Double(next) - expected.timeIntervalSince1970) <= 3_600, "the day's next occurrence, two hours ahead: \(fields)")
+        let calls = try session.notifyCallsUpToAMarker()
+        #expect(calls.count == 1, "only the marker was shown: \(calls)")
+    }
+
     @Test func aNewTimeRearmsTheTimer() throws {
         let session = try TestSession()
         // Moved later: it must not fire at its old time. Moved sooner: it must fire then.

@@ -95,6 +95,33 @@ struct ICalendarTests {
         #expect(titles == ["Still imported"], "nothing of a refused component is stored")
     }
 
+    /// Birthdays kept since 1960 have missed nothing: each starts at its next anniversary,
+    /// nothing fires at the import, and there is no summary of reminders "while you were away".
+    @Test func importedBirthdaysStartAtTheirNextAnniversaryAndFireNothingNow() throws {
+        let session = try TestSession()
+        let days = ["19600412", "19710201", "19851224", "19900730"]
+        let events = days.enumerated().map { index, day in
+            "BEGIN:VEVENT\nUID:birthday\(index)@example.org\nSUMMARY:Birthday \(index)\nDTSTART;VALUE=DATE:\(day)\n"
+                + "RRULE:FREQ=YEARLY\nEND:VEVENT\n"
+        }
+        let result = try session.run(["chime", "import", "-"], stdin: "BEGIN:VCALENDAR\nVERSION:2.0\n" + events.joined() + "END:VCALENDAR\n")
+        #expect(result.status == 0 && result.stderr.isEmpty && ids(result).count == 4, "\(result)")
+
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: session.timeZone))
+        let list = try session.listedJSON()
+        for (index, day) in days.enumerated() {
+            let birthday = try notification(list, titled: "Birthday \(index)")
+            let date = DateComponents(month: Int(day.dropFirst(4).prefix(2)), day: Int(day.suffix(2)), hour: 0, minute: 0, second: 0)
+            let next = try #require(calendar.nextDate(after: Date(), matching: date, matchingPolicy: .strict))
+            #expect(birthday["nextFire"] as? Int == Int(next.timeIntervalSince1970), "the next anniversary at midnight: \(birthday)")
+        }
+        let calls = try session.notifyCallsUpToAMarker()
+        #expect(calls.count == 1 && !calls.contains { $0.contains("while you were away") }, "only the marker was shown: \(calls)")
+        let log = try session.run(["chime", "log", "--json"]).stdout
+        #expect(!log.contains("\"late\"") && !log.contains("Birthday"), "\(log)")
+    }
+
     @Test func unreadableFilesHaveTheirOwnExitStatus() throws {
         let session = try TestSession()
         let missing = try session.run(["chime", "import", session.directory.appendingPathComponent("none.ics").path])

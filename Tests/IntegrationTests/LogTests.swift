@@ -88,6 +88,27 @@ struct LogTests {
         #expect(detail.hasPrefix("Due ") && detail.hasSuffix(" s ago."), "\(detail)")
     }
 
+    /// A past time allowed fires once, late: the popup, its hint and `chime log` state the
+    /// same delay, in years, never in thousands of days.
+    @Test func aPastTimeAllowedIsLateByWhatThePopupAndTheLogBothSay() throws {
+        let session = try TestSession()
+        let due = try session.instant(wallClock: "2020-01-01 10:00")
+        let added = try session.run(["chime", "add", "Typo", "--at", "2020-01-01 10:00", "--allow-past"])
+        #expect(added.status == 0 && added.stdout.contains("  "), "an id and a time, not a bare id: \(added)")
+        let id = String(added.stdout.prefix { $0 != " " })
+        let said = "Due \(session.yearsSince(due)) years ago."
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'\(said)'>"), "\(call)")
+        let hint = try #require(call.firstMatch(of: /'x-chime-late-seconds': <(?:int32 )?(\d+)>/), "\(call)")
+        let seconds = try #require(Double(hint.1))
+        #expect(abs(seconds - Date().timeIntervalSince(due)) < 120, "\(call)")
+
+        let log = try events(session)
+        #expect(summary(log) == ["late \(id)"], "\(log)")
+        #expect(log.first?["detail"] as? String == said, "\(log)")
+        #expect(try session.notifyCalls().count == 1)
+    }
+
     @Test func anEmptyHistorySaysSo() throws {
         let session = try TestSession()
         #expect(try session.run(["chime", "log"]).stdout == "Nothing has happened yet.\n")

@@ -78,6 +78,48 @@ struct RepeatTests {
         #expect(sent.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: \(sentence)"), "\(sent)")
     }
 
+    /// A repeat begun in the past has missed nothing: it starts at its next occurrence from
+    /// now, listed as such, and fires nothing now.
+    @Test func aWeeklyRepeatBegunFourWeeksAgoStartsAtItsNextOccurrence() throws {
+        let session = try TestSession()
+        let first = session.wallClock(Date().addingTimeInterval(-28 * 86_400 + 7_200))
+        let added = try session.run(["chime", "add", "Review", "--at", first, "--repeat", "week"])
+        #expect(added.status == 0 && added.stdout.contains(" (in "), "\(added)")
+        let listed = try session.listedJSON()
+        #expect(listed.count == 1 && listed.first?["when"] as? String == first.replacingOccurrences(of: " ", with: "T") + ":00",
+                "\(listed)")
+        // Four weeks on the wall clock from the first, whatever the clocks did meanwhile.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: session.timeZone))
+        let next = try #require(calendar.date(byAdding: .day, value: 28, to: try session.instant(wallClock: first)))
+        #expect(listed.first?["nextFire"] as? Int == Int(next.timeIntervalSince1970), "\(listed)")
+        let calls = try session.notifyCallsUpToAMarker()
+        #expect(calls.count == 1, "only the marker was shown: \(calls)")
+    }
+
+    /// A repeat whose every occurrence is past has nothing to fire: refused, naming what
+    /// ended it; --allow-past fires it once, late.
+    @Test func aRepeatThatEndedInThePastIsRefused() throws {
+        let session = try TestSession()
+        // Weekly from 38 days ago until 23 days ago: the last was 24 days ago.
+        let start = Date().addingTimeInterval(-38 * 86_400)
+        let first = session.wallClock(start)
+        let until = session.wallClock(start.addingTimeInterval(15 * 86_400)).prefix(10)
+        let ended = try session.run(["chime", "add", "Course", "--at", first, "--repeat", "week", "--until", String(until)])
+        #expect(ended.status == 64, "\(ended)")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: session.timeZone))
+        let last = session.wallClock(try #require(calendar.date(byAdding: .day, value: 14, to: try session.instant(wallClock: first))))
+        #expect(ended.stderr == "chime: until: the repeat's last occurrence, \(last), is 3 weeks ago: nothing is left to fire.\n", "\(ended)")
+        let counted = try session.run(["chime", "add", "Course", "--at", first, "--repeat", "week", "--count", "2"])
+        #expect(counted.status == 64 && counted.stderr.hasPrefix("chime: count: the repeat's last occurrence, "), "\(counted)")
+        #expect(try session.listedJSON().isEmpty)
+
+        #expect(try session.run(["chime", "add", "Course", "--at", first, "--repeat", "week", "--count", "2", "--allow-past"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Course'>") && call.contains("Due 4 weeks ago."), "the latest missed, 4 weeks ago: \(call)")
+    }
+
     @Test func aBadDayOnTheCommandLineIsOneSentence() throws {
         let session = try TestSession()
         let added = try session.run(["chime", "add", "T", "--at", "2030-01-07 09:00", "--repeat", "week", "--on", "someday"])

@@ -86,10 +86,11 @@ struct SchedulingTests {
 
     @Test func repeatFiresOnceForMissedOccurrencesThenKeepsItsCadence() throws {
         let session = try TestSession()
-        // Started 3 min 57 s ago, every minute: four occurrences are past.
+        // Started 3 min 57 s ago, every minute: four occurrences are past, and --allow-past
+        // keeps them, as occurrences missed while chimed was stopped are kept.
         let start = Date().addingTimeInterval(-(3 * 60 + 57)).rounded()
         let monitor = try SignalMonitor(session: session, startDaemon: true)
-        let id = try session.add("Stretch", "--at", iso(start), "--repeat", "minute")
+        let id = try session.add("Stretch", "--at", iso(start), "--repeat", "minute", "--allow-past")
 
         let first = try monitor.waitForLine(containing: "Fired ('\(id)'")
         #expect((lateBy(first) ?? 0) > 2, "the missed occurrences fire once, late: \(first)")
@@ -101,6 +102,64 @@ struct SchedulingTests {
         let second = try monitor.waitForLine(containing: "'fireCount': <uint32 2>")
         #expect((lateBy(second) ?? 99) < 1, "\(second)")
         #expect(try session.waitForNotifyCalls(2).count == 2)
+    }
+
+    /// A wrong year is the likeliest typo: a one-shot in the past is refused, in words
+    /// people use, naming the option typed, and nothing is stored or shown.
+    @Test func aOneShotInThePastIsRefusedAndNothingIsStored() throws {
+        let session = try TestSession()
+        let due = try session.instant(wallClock: "2020-01-01 10:00")
+        let refused = try session.run(["chime", "add", "Typo", "--at", "2020-01-01 10:00"])
+        #expect(refused.status == 64 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.stderr == "chime: --at 2020-01-01 10:00 is \(session.yearsSince(due)) years ago; to show it now use chime notify.\n",
+                "\(refused)")
+        #expect(try session.run(["chime", "list", "--json"]).stdout == "[]\n")
+        #expect(try session.run(["chime", "log"]).stdout == "Nothing has happened yet.\n")
+        #expect(try session.notifyCalls().isEmpty)
+
+        // --allow-past goes with a time that can be past.
+        let misplaced = try session.run(["chime", "add", "Tea", "--in", "5m", "--allow-past"])
+        #expect(misplaced.status == 64 && misplaced.stderr.contains("--allow-past goes with --at"), "\(misplaced)")
+    }
+
+    /// Bus callers get the same protection, the key named, and the past when they ask for it.
+    @Test func aBusCallerIsRefusedThePastUnlessItSetsLate() throws {
+        let session = try TestSession()
+        let typed = try session.callScheduler("Schedule", "{'title': <'Typo'>, 'when': <'2020-01-01 10:00'>}")
+        #expect(typed.status != 0, "\(typed)")
+        #expect(typed.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: when: 2020-01-01 10:00 is ")
+                && typed.stderr.contains(" years ago; set late to true"), "\(typed)")
+        let simple = try session.run(["dbus-send", "--session", "--print-reply", "--dest=io.github.chime.Chime", "/io/github/chime/Chime",
+                                      "io.github.chime.Scheduler1.ScheduleSimple", "string:2020-01-01 10:00", "string:Typo", "string:",
+                                      "dict:string:string:late,true"])
+        #expect(simple.status == 0, "\(simple)")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Typo'>") && call.contains(" years ago."), "\(call)")
+    }
+
+    /// `today` alone would be now: refused, with what to write. `now` is meant, fires at
+    /// once, on time, and `chime add` still says when rather than printing a bare id.
+    @Test func todayAloneIsRefusedAndNowIsConfirmedWithItsTime() throws {
+        let session = try TestSession()
+        let today = try session.run(["chime", "add", "Call", "--at", "today"])
+        #expect(today.status == 64 && today.stderr.contains("'today' needs a time of day, as in 'today 18:00'"), "\(today)")
+        let now = try session.run(["chime", "add", "Call", "--at", "now"])
+        #expect(now.status == 0, "\(now)")
+        #expect(now.stdout.firstMatch(of: /^[0-9a-z]{8}  \S.* \(due now\)\n$/) != nil, "\(now)")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<'Call'>") && !call.contains("ago."), "on time: \(call)")
+    }
+
+    /// A time typed in the minute it names (a little behind the clock by the time it
+    /// arrives) is now: it fires at once and is not late.
+    @Test func aTimeWithinTheLastMinuteIsNowAndNotLate() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let id = try session.add("Just now", "--at", iso(Date().addingTimeInterval(-30).rounded()))
+        let fired = try monitor.waitForLine(containing: "Fired ('\(id)'")
+        #expect((lateBy(fired) ?? 99) < 2, "\(fired)")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(!call.contains("ago.") && !call.contains("x-chime-late-seconds"), "\(call)")
     }
 
     @Test func cancelByIdMatchAndAll() throws {

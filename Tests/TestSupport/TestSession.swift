@@ -213,6 +213,20 @@ public final class TestSession {
         }
     }
 
+    /// Every Notify call up to a marker scheduled a second from now: what chimed sent at
+    /// once before it (a reminder it took for late, a summary of missed ones) is among them.
+    public func notifyCallsUpToAMarker(timeout: TimeInterval = 60) throws -> [String] {
+        _ = try add("Marker", "--in", "1s")
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        // The mock offers no signal for a received call, so this asks again at a short interval.
+        while true {
+            let calls = try notifyCalls()
+            if calls.contains(where: { $0.contains("<'Marker'>") }) { return calls }
+            guard Date() < deadline else { throw TestFailure.timeout("the marker's Notify call; have \(calls)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
     /// Makes the server emit one of its signals, as a real server does when a button is pressed.
     public func emitServerSignal(_ name: String, signature: String, arguments: String) throws {
         let result = try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications",
@@ -261,4 +275,32 @@ public func iso(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
     return formatter.string(from: date)
+}
+
+extension TestSession {
+    /// `date` on this session's wall clock as `chime add --at` reads it: `2026-11-01 10:00`.
+    public func wallClock(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: timeZone)
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    /// The instant `text` (`2026-11-01 10:00`) names on this session's wall clock.
+    public func instant(wallClock text: String) throws -> Date {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: timeZone)
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        guard let date = formatter.date(from: text) else { throw TestFailure.failed("'\(text)' is no wall-clock time") }
+        return date
+    }
+
+    /// Whole calendar years from `date` to now on this session's clock: what "N years ago" says.
+    public func yearsSince(_ date: Date) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZone) ?? .gmt
+        return calendar.dateComponents([.year], from: date, to: Date()).year ?? 0
+    }
 }

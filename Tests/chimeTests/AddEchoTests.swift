@@ -24,6 +24,13 @@ struct AddEchoTests {
                 "\(json)")
     }
 
+    /// `--at now` may have fired before chime asks what was stored: it says when it fired.
+    @Test func aOneShotThatFiredAtOnceIsEchoedWithItsTime() {
+        let described: [(key: String, value: Value)] = [("id", .string("k3x9")), ("lastFired", .variant(.int64(1_798_131_600)))]
+        let text = Add.echo(id: "k3x9", described: described, json: false, now: 1_798_131_600)
+        #expect(text.hasPrefix("k3x9  ") && text.hasSuffix(" (due now)"), "\(text)")
+    }
+
     @Test func withoutAFireTimeOnlyTheIdIsPrinted() {
         #expect(Add.echo(id: "k3x9", described: [], json: false, now: 0) == "k3x9")
         #expect(Add.echo(id: "k3x9", described: [], json: true, now: 0) == "{\n  \"id\": \"k3x9\"\n}")

@@ -25,7 +25,8 @@ import FoundationEssentials
 ///   repeats are the exception: their occurrences inside a gap fire at the moment the
 ///   clocks jump (03:00), so that they stay in order and fire once, as missed ones do.
 ///   Occurrences may thus share an instant; they never go backwards.
-/// - **The past** is allowed: a first occurrence before now fires at once, as on iOS.
+/// - **The past** is the rule's own: occurrences before now exist and are counted from.
+///   Where a newly scheduled rule starts among them is ``FirstFire``'s decision.
 ///
 /// A rule whose zone or calendar a caller later set to an unknown name has no occurrences,
 /// nor has a place trigger: crossings fire it (``Place``), outside the heap of due times.

@@ -44,6 +44,9 @@ public enum MissedFire {
                     latest = max(latest, previous)
                 }
             }
+        } else if rule.recurrence != nil, let last = rule.lastOccurrence(systemZone: systemZone), last <= now {
+            // A series that ended while it waited: its last occurrence is the most recent missed.
+            latest = max(latest, last)
         }
         let lateBy = now.timeIntervalSince(latest)
         if let lateLimit, lateBy > lateLimit, lateBy > onTimeTolerance {

@@ -15,7 +15,8 @@ import Glibc
 ///
 /// Wall-clock forms are floating, or zoned when a zone is given; "today" and "ahead" are
 /// judged on that zone's clock. A day without a time takes the current time of day, as
-/// at(1) does. Words are case-insensitive. Every error names the field `at` (or `zone`).
+/// at(1) does; `today` alone, which is now, is refused. Words are case-insensitive. Every
+/// error names the field `at` (or `zone`).
 public struct WhenParser: Sendable {
     /// The order in which a numeric date such as `12/24` gives its day and month.
     public enum DateOrder: Sendable {
@@ -106,6 +107,11 @@ struct WhenReader {
             if words.count == 2, words[1].first?.isASCIIDigit == true, words[1].contains(":") {
                 return try dateTime(date: words[0], time: words[1])
             }
+        }
+        // Today at the current time of day is now, which nobody means by a reminder for
+        // "today"; as the start of "today + 2 hours" it is what it says.
+        if words.count == 1, words[0].lowercased() == "today" {
+            throw FieldError("at", "'\(input)' needs a time of day, as in 'today 18:00' (today alone would be now).")
         }
         return try spoken(words)
     }
