@@ -109,6 +109,7 @@ public enum StatusKey: String, CaseIterable, Sendable {
     case version, interface, pid, store, scheduled, pending, timeZone, nextFire, nextFireTimestamp, notificationServer
     case capabilities, localSound, lastLocalSound, backup, backupTimestamp, recovery
     case locationSource, networkSource
+    case config, categories, appSettings, configErrors
 
     /// The key's type and meaning, as the contract file says them.
     public var summary: String {
@@ -135,6 +136,12 @@ public enum StatusKey: String, CaseIterable, Sendable {
             + "starting, granted, or denied (its agent or configuration refused Chime)"
         case .networkSource: "s: NetworkManager for network places: unused (none scheduled), unavailable (not on the system "
             + "bus), or following"
+        case .config: "s: the config file chimed reads (at start and on SIGHUP)"
+        case .categories: "as: the categories in force, built in and from the config, by name"
+        case .appSettings: "u: how many apps the config has settings for"
+        case .configErrors: "as: the config's errors, one sentence each naming file and line (empty when there is none): "
+            + "each cost what it names (a button, a category, an app's settings); a file that cannot be read at all leaves "
+            + "the last good config in force"
         }
     }
 }

@@ -19,6 +19,8 @@ final class SchedulerService {
     private let signals: ServiceSignals
     let logger: Logger
     let now: () -> Date
+    /// The user's config as read (Daemon reads it), for Status.
+    var config = ConfigInForce(path: Config.defaultURL.path)
 
     init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
          commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
@@ -264,7 +266,8 @@ final class SchedulerService {
 
     private func status(_ call: MethodCall) throws(DBusError) -> [Value] {
         let zone = Zone.current
-        let status = DaemonStatus(store: store, scheduler: scheduler, presenter: presenter, client: client, zone: zone)
+        let status = DaemonStatus(store: store, scheduler: scheduler, presenter: presenter, client: client, config: config,
+                                  zone: zone)
         return [.variantDictionary(status.entries { NotificationEncoding.isoText(Date(seconds: $0), zone: zone) })]
     }
 
