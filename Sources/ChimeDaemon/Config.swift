@@ -63,6 +63,9 @@ struct Config: Equatable, Sendable {
     var apps: [String: AppSettings] = [:]
     /// Every error of the file, in its order: what each names was left out.
     var errors: [ConfigError] = []
+    /// The categories the file defines that were left out, with the error that cost each:
+    /// a request naming one is told why.
+    var droppedCategories: [String: ConfigError] = [:]
 
     init(categories: [String: Category] = Category.builtIn) {
         self.categories = categories

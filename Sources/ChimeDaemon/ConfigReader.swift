@@ -54,9 +54,13 @@ struct ConfigReader {
         var config = Config()
         config.apps = apps
         for (group, name) in categoryGroups {
+            let before = errors.count
             if let read = category(name, group: group, actions: actions, defined: definedActions),
                let complete = withMinimalActions(read.category, group: group, actions: actions, missing: read.missing) {
                 config.categories[name] = complete
+            } else if Category.builtIn[name] == nil, errors.count > before, let error = errors.last {
+                // The error that dropped it is the last: each check stops at its own.
+                config.droppedCategories[name] = error
             }
         }
         config.relabelBuiltIns(with: actions)

@@ -56,6 +56,8 @@ extension SchedulerService {
     private func update(_ existing: ScheduledNotification, _ alert: Alert, _ fields: ScheduleFields, keys: [String],
                         _ responder: Responder) throws(DBusError) {
         guard !keys.isEmpty else { throw .invalidArgs("changes: nothing to change; give at least one key, such as title or when.") }
+        // Only a category given now: one the config has since lost stays, and fires without its buttons.
+        if keys.contains(NotificationKey.category.rawValue) { try checkCategory(of: alert) }
         let instant = now()
         var updated = existing
         updated.alert = alert

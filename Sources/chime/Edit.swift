@@ -47,7 +47,7 @@ struct Edit: ParsableCommand {
     @Option(name: [.customShort("u"), .long], help: "low, normal or critical.")
     var urgency: String?
 
-    @Option(help: "A category: a set of buttons, such as reminder.")
+    @Option(help: "A category: a set of buttons, such as reminder; one neither built in, in the config nor standard is refused (status 64).")
     var category: String?
 
     @Option(name: .customLong("late-limit"), help: "Drop it instead if it would fire later than this, such as 10m.")
@@ -76,6 +76,7 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
-        try SchedulerClient.connectOrFail().updateSimple(id, changes: changes)
+        let typed = category.map { [TypedOption(key: "category", names: ["--category"], value: $0)] } ?? []
+        try SchedulerClient.connectOrFail().updateSimple(id, changes: changes, typed: typed)
     }
 }

@@ -5,14 +5,15 @@ import DBus
 /// documented exit status when chimed refuses or cannot be reached.
 extension SchedulerClient {
     /// Schedules a notification given in the string form; its id.
-    func scheduleSimple(when: String, title: String, body: String, options: [(String, String)]) throws -> String {
-        try callOrFail(Scheduler1.scheduleSimple, [.string(when), .string(title), .string(body), .stringDictionary(options)])
-            .first?.stringValue ?? ""
+    func scheduleSimple(when: String, title: String, body: String, options: [(String, String)],
+                        typed: [TypedOption] = []) throws -> String {
+        try callOrFail(Scheduler1.scheduleSimple, [.string(when), .string(title), .string(body), .stringDictionary(options)],
+                       typed: typed).first?.stringValue ?? ""
     }
 
     /// Changes scheduled notification `id` as `changes` (the string form) say.
-    func updateSimple(_ id: String, changes: [(String, String)]) throws {
-        _ = try callOrFail(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)], about: id)
+    func updateSimple(_ id: String, changes: [(String, String)], typed: [TypedOption] = []) throws {
+        _ = try callOrFail(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)], about: id, typed: typed)
     }
 
     /// Snoozes notification `id`, on screen, until `when`; the id of the copy that will fire.

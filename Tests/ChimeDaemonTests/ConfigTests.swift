@@ -375,6 +375,8 @@ struct ConfigTests {
             + "or use complete or remind; the category shows its other buttons.")
         #expect(config.errors[1].message.hasPrefix("[Category typo] has no key 'Actoins'"), "\(config.errors[1])")
         #expect(config.errors[2].message.hasPrefix("[App org.example.Loud] Sounds is 'sometimes'"), "\(config.errors[2])")
+        #expect(Set(config.droppedCategories.keys) == ["typo"])
+        #expect(config.droppedCategories["typo"] == config.errors[1])
         #expect(config.errors[0].description == "\(config.errors[0].path):2: \(config.errors[0].message)")
     }
 
@@ -396,6 +398,7 @@ struct ConfigTests {
         #expect(config.errors.map(\.line) == [3, 6])
         #expect(config.errors[1].message == "[Category todo] Actions lists 'log', whose [Action log] (line 1) has an error: "
             + "the category shows its other buttons.")
+        #expect(config.droppedCategories.isEmpty)
     }
 
     @Test func aMisspeltButtonIsSuggested() throws {
@@ -413,6 +416,7 @@ struct ConfigTests {
     @Test func aBrokenReminderLeavesTheBuiltInOne() throws {
         let config = try load("[Category reminder]\nActions=complete;complete;\n").get()
         #expect(config.categories["reminder"] == .reminder)
+        #expect(config.droppedCategories.isEmpty)
         #expect(config.errors.map(\.line) == [2])
     }
 }

@@ -206,7 +206,8 @@ struct ConfigFileTests {
         #expect(try daemon.finish().status == 0)
     }
 
-    @Test func unknownCategoryStillShows() throws {
+    /// A standard category of the specification is no set of buttons of Chime's: it is passed on to the server.
+    @Test func aStandardCategoryIsPassedOnToTheServer() throws {
         let session = try TestSession()
         #expect(try session.run(["chime", "notify", "-c", "email.arrived", "Mail"]).status == 0)
         let call = try #require(try session.waitForNotifyCalls(1).first)
