@@ -50,7 +50,9 @@ public enum NotificationKey: String, CaseIterable, Sendable {
         case .desktopEntry: "s"
         case .image: "s: icon name or file"
         case .sound: "s: a sound-theme name, \"default\", \"none\", or an absolute file path"
-        case .category: "s"
+        case .category: "s: built in (reminder) or the user's config's, whose buttons it shows, or one of the notification "
+            + "specification's (such as email.arrived) or x-VENDOR.NAME, passed on to the server; any other is InvalidArgs, "
+            + "though a stored notification whose category the config no longer has still fires, without those buttons"
         case .defaultAction: "s: label of the \"default\" action; \"\" for none"
         case .expires: "integer milliseconds"
         case .badge: "integer >= 0"
@@ -113,6 +115,7 @@ public enum StatusKey: String, CaseIterable, Sendable {
     case version, interface, pid, store, scheduled, pending, timeZone, nextFire, nextFireTimestamp, notificationServer
     case capabilities, localSound, lastLocalSound, backup, backupTimestamp, recovery
     case locationSource, networkSource
+    case config, categories, appSettings, configErrors
 
     /// The key's type and meaning, as the contract file says them.
     public var summary: String {
@@ -139,6 +142,12 @@ public enum StatusKey: String, CaseIterable, Sendable {
             + "starting, granted, or denied (its agent or configuration refused Chime)"
         case .networkSource: "s: NetworkManager for network places: unused (none scheduled), unavailable (not on the system "
             + "bus), or following"
+        case .config: "s: the config file chimed reads (at start and on SIGHUP)"
+        case .categories: "as: the categories in force, built in and from the config, by name"
+        case .appSettings: "u: how many apps the config has settings for"
+        case .configErrors: "as: the config's errors, one sentence each naming file and line (empty when there is none): "
+            + "each cost what it names (a button, a category, an app's settings); a file that cannot be read at all leaves "
+            + "the last good config in force"
         }
     }
 }

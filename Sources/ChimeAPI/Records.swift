@@ -25,6 +25,14 @@ public struct DaemonStatus: Sendable, Equatable {
     public var locationSource: String?
     /// NetworkManager for network places: unused, unavailable or following.
     public var networkSource: String?
+    /// The config file chimed reads.
+    public var config: String?
+    /// The categories in force, by name.
+    public var categories: [String]?
+    /// How many apps the config has settings for.
+    public var appSettings: UInt32?
+    /// The config's errors, a sentence each naming file and line; empty when there is none.
+    public var configErrors: [String]?
 
     public init() {}
 
@@ -48,6 +56,10 @@ public struct DaemonStatus: Sendable, Equatable {
         recovery = fields[.recovery]?.stringValue
         locationSource = fields[.locationSource]?.stringValue
         networkSource = fields[.networkSource]?.stringValue
+        config = fields[.config]?.stringValue
+        categories = fields[.categories]?.arrayElements?.compactMap(\.stringValue)
+        appSettings = fields[.appSettings]?.integerValue.flatMap(UInt32.init(exactly:))
+        configErrors = fields[.configErrors]?.arrayElements?.compactMap(\.stringValue)
     }
 
     /// The `a{sv}` of `Status`: each instant as Unix seconds, and as text (`isoText`)
@@ -72,6 +84,10 @@ public struct DaemonStatus: Sendable, Equatable {
             (.recovery, recovery.map(Value.string)),
             (.locationSource, locationSource.map(Value.string)),
             (.networkSource, networkSource.map(Value.string)),
+            (.config, config.map(Value.string)),
+            (.categories, categories.map(Value.stringArray)),
+            (.appSettings, appSettings.map(Value.uint32)),
+            (.configErrors, configErrors.map(Value.stringArray)),
         ]
         return entries.compactMap { key, value in value.map { (key.rawValue, $0) } }
     }

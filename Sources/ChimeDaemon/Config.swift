@@ -54,10 +54,18 @@ import FoundationEssentials
 /// built-in buttons (`Label=`, `Label[LANG]=`) and set their options, which then hold
 /// wherever they are listed; what they do stays Chime's. Any other group or key is an error,
 /// so a misspelt one is reported instead of ignored.
+///
+/// An error costs only its own group (``ConfigReader`` says how); the rest of the file is
+/// used. A file that cannot be read at all changes nothing.
 struct Config: Equatable, Sendable {
     var categories: [String: Category]
     /// Per-app switches, by desktop entry id (`[App DESKTOP-ID]`, see ConfigReader+Apps).
     var apps: [String: AppSettings] = [:]
+    /// Every error of the file, in its order: what each names was left out.
+    var errors: [ConfigError] = []
+    /// The categories the file defines that were left out, with the error that cost each:
+    /// a request naming one is told why.
+    var droppedCategories: [String: ConfigError] = [:]
 
     init(categories: [String: Category] = Category.builtIn) {
         self.categories = categories
@@ -79,9 +87,10 @@ struct Config: Equatable, Sendable {
     /// The largest config read: a config with dozens of categories is a few KiB.
     static let sizeLimit = 256 * 1024
 
-    /// Reads the config at `url`. A missing file is no error: it means the built-in
-    /// categories only. On any error nothing of the file is used. Only a regular file
-    /// of at most ``sizeLimit`` bytes is read (a FIFO would block the daemon's loop).
+    /// Reads the config at `url`, with the errors of its groups in ``errors``. A missing
+    /// file is no error: it means the built-in categories only. A file that is not a key
+    /// file, or cannot be read, is the failure, and nothing of it is used. Only a regular
+    /// file of at most ``sizeLimit`` bytes is read (a FIFO would block the daemon's loop).
     static func load(from url: URL) -> Result<Config, ConfigError> {
         let path = url.path
         let bytes: [UInt8]
@@ -103,7 +112,7 @@ struct Config: Equatable, Sendable {
             return .failure(ConfigError(path: path, line: line, message: "Not a key file: \(message)."))
         }
         var reader = ConfigReader(file: file, lines: KeyFileLines(bytes), path: path)
-        return reader.read()
+        return .success(reader.read())
     }
 }
 

@@ -26,14 +26,16 @@ extension ConfigReader {
     /// `category` with its `MinimalActions=`; nil (and an error) when that list is wrong.
     ///
     /// Each key must be a button of `Actions=` or a built-in: the minimal context shows fewer
-    /// of the same buttons, so a key only it lists is most likely a typo.
-    mutating func withMinimalActions(_ category: Category, group: String, actions: [String: ActionDefinition]) -> Category? {
+    /// of the same buttons, so a key only it lists is most likely a typo. A key `Actions=`
+    /// lists but that is `missing` is left out: its error is told at `Actions=`.
+    mutating func withMinimalActions(_ category: Category, group: String, actions: [String: ActionDefinition],
+                                     missing: Set<String> = []) -> Category? {
         guard let listed = stringList(group, "MinimalActions") else { return nil }
         guard let listed else { return category }
         var minimal: [ActionDefinition] = []
         for item in listed {
             let key = item.trimmingSpaces
-            guard !key.isEmpty else { continue }
+            guard !key.isEmpty, !missing.contains(key) else { continue }
             if minimal.contains(where: { $0.key == key }) {
                 fail(group, "MinimalActions", "MinimalActions lists '\(key)' twice.")
                 return nil

@@ -1,8 +1,14 @@
 import ChimeCore
 import FoundationEssentials
 
-/// Turns the groups of a parsed key file into categories, or the first error by line:
-/// the meaning of the config, where ``KeyFile`` is its syntax.
+/// Turns the groups of a parsed key file into categories, buttons and app settings, and
+/// names every error by line: the meaning of the config, where ``KeyFile`` is its syntax.
+///
+/// A mistake costs its own group, as systemd drops one bad unit setting and keeps the
+/// unit: a bad `[Action KEY]` loses that button, a bad `[Category NAME]` that category
+/// (the built-in one of that name stays), a bad `[App ID]` that app's settings. A button
+/// a category lists that is missing (no such group, or one dropped for its error) costs
+/// the category only that button: its other buttons still work, and the error names the key.
 struct ConfigReader {
     let file: KeyFile
     private let lines: KeyFileLines
@@ -21,22 +27,22 @@ struct ConfigReader {
         case app(String)
     }
 
-    /// The config the file defines, or its first error in the order of the file.
-    mutating func read() -> Result<Config, ConfigError> {
+    /// The config the file defines, with each of its errors in the order of the file.
+    mutating func read() -> Config {
         var categoryGroups: [(group: String, name: String)] = []
         var actions: [String: ActionDefinition] = [:]
-        // Defined, even when broken: a category listing it is not told it does not exist.
-        var definedActions: Set<String> = []
+        // Defined, even when broken: a category listing it is told of its error, not that it does not exist.
+        var definedActions: [String: String] = [:]
         var apps: [String: AppSettings] = [:]
         for group in file.groups {
             switch classify(group) {
             case .category(let name)?:
                 categoryGroups.append((group, name))
             case .action(let key)? where Config.builtInActions[key] != nil:
-                definedActions.insert(key)
+                definedActions[key] = group
                 if let definition = builtIn(key, group: group) { actions[key] = definition }
             case .action(let key)?:
-                definedActions.insert(key)
+                definedActions[key] = group
                 if let definition = action(key, group: group).flatMap({ translated($0, group: group) })
                     .flatMap({ withOptions($0, group: group) }) { actions[key] = definition }
             case .app(let id)?:
@@ -48,14 +54,18 @@ struct ConfigReader {
         var config = Config()
         config.apps = apps
         for (group, name) in categoryGroups {
-            if let category = category(name, group: group, actions: actions, defined: definedActions)
-                .flatMap({ withMinimalActions($0, group: group, actions: actions) }) {
-                config.categories[name] = category
+            let before = errors.count
+            if let read = category(name, group: group, actions: actions, defined: definedActions),
+               let complete = withMinimalActions(read.category, group: group, actions: actions, missing: read.missing) {
+                config.categories[name] = complete
+            } else if Category.builtIn[name] == nil, errors.count > before, let error = errors.last {
+                // The error that dropped it is the last: each check stops at its own.
+                config.droppedCategories[name] = error
             }
         }
         config.relabelBuiltIns(with: actions)
-        if let first = errors.min(by: { ($0.line ?? 0) < ($1.line ?? 0) }) { return .failure(first) }
-        return .success(config)
+        config.errors = errors.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map(\.element)
+        return config
     }
 
     private mutating func classify(_ group: String) -> Group? {
@@ -122,35 +132,42 @@ struct ConfigReader {
         return ActionDefinition(key: key, label: label, handler: .announce)
     }
 
+    /// The category of `group` and the keys its `Actions=` lists that are missing; nil (and
+    /// an error) when a line of its own is wrong.
     private mutating func category(
-        _ name: String, group: String, actions: [String: ActionDefinition], defined: Set<String>
-    ) -> Category? {
+        _ name: String, group: String, actions: [String: ActionDefinition], defined: [String: String]
+    ) -> (category: Category, missing: Set<String>)? {
         guard checkKeys(group, allowed: ["Actions", "MinimalActions"]) else { return nil }
         guard let listed = stringList(group, "Actions") else { return nil }
         var definitions: [ActionDefinition] = []
-        var broken = false
+        var missing: Set<String> = []
         for item in listed ?? [] {
             let key = item.trimmingSpaces
             // "a;;b" has an empty item; a trailing ';' is the format's own habit.
             guard !key.isEmpty else { continue }
-            if definitions.contains(where: { $0.key == key }) {
+            if definitions.contains(where: { $0.key == key }) || missing.contains(key) {
                 fail(group, "Actions", "Actions lists '\(key)' twice.")
                 return nil
             }
-            if let definition = actions[key] ?? (defined.contains(key) ? nil : Config.builtInActions[key]) {
+            if let definition = actions[key] ?? (defined[key] == nil ? Config.builtInActions[key] : nil) {
                 definitions.append(definition)
-            } else if defined.contains(key) {
-                // Its own group's error is reported already.
-                broken = true
             } else if key == "default" {
                 fail(group, "Actions", "'default' is a click on the notification itself, not a button: remove it from Actions.")
                 return nil
+            } else if let actionGroup = defined[key] {
+                missing.insert(key)
+                let line = lines.line(of: actionGroup).map { " (line \($0))" } ?? ""
+                fail(group, "Actions", "Actions lists '\(key)', whose [\(actionGroup)]\(line) has an error: the category shows "
+                    + "its other buttons.")
             } else {
-                fail(group, "Actions", "Actions lists '\(key)', which is not an action: define [Action \(key)], or use complete or remind.")
-                return nil
+                missing.insert(key)
+                let known = Array(Config.builtInActions.keys) + Array(defined.keys)
+                let guess = NearMiss.nearest(to: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+                fail(group, "Actions", "Actions lists '\(key)', which is not an action\(guess): define [Action \(key)], or use "
+                    + "complete or remind; the category shows its other buttons.")
             }
         }
-        return broken ? nil : Category(name: name, actions: definitions)
+        return (Category(name: name, actions: definitions), missing)
     }
 
     // MARK: Values

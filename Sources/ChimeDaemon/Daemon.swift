@@ -68,19 +68,20 @@ public final class Daemon {
         return String(cString: home)
     }
 
-    /// Reads the user's config (at start and on SIGHUP); a broken one leaves the last good
-    /// one in force.
+    /// Reads the user's config (at start and on SIGHUP): each error on a line of its own,
+    /// each costing only its group; a file that cannot be read leaves the last good
+    /// config in force.
     private func loadConfig() {
-        guard let presenter else { return }
-        let url = Config.defaultURL
-        switch Config.load(from: url) {
-        case .success(let config):
-            presenter.categories = config.categories
-            presenter.appSettings = config.apps
-            logger.info("Config \(url.path): \(config.categories.count) categories, \(config.apps.count) app settings.")
-        case .failure(let error):
-            logger.error("\(error) Keeping the last good config.")
-        }
+        guard let presenter, let service else { return }
+        service.config.take(Config.load(from: URL(filePath: service.config.path, directoryHint: .notDirectory)))
+        let config = service.config
+        for error in config.errors { logger.error("\(error)") }
+        presenter.categories = config.categories
+        presenter.appSettings = config.apps
+        let count = { (count: Int, one: String, many: String) in "\(count) \(count == 1 ? one : many)" }
+        let summary = "\(count(config.categories.count, "category", "categories")), "
+            + "\(count(config.apps.count, "app setting", "app settings")), \(count(config.errors.count, "error", "errors"))"
+        logger.info("Config \(config.path): \(summary).")
     }
 
     /// Follows the session's lock on the system bus, connected from the loop: chimed works

@@ -5,7 +5,7 @@ import FoundationEssentials
 extension DaemonStatus {
     /// What `Status` tells `chime doctor` about this chimed now; optional parts stay
     /// absent, not empty.
-    init(store: Store, scheduler: Scheduler, presenter: Presenter, client: NotificationClient, zone: Zone) {
+    init(store: Store, scheduler: Scheduler, presenter: Presenter, client: NotificationClient, config: ConfigInForce, zone: Zone) {
         self.init()
         let upcoming = scheduler.upcoming
         version = chimeVersion
@@ -25,5 +25,9 @@ extension DaemonStatus {
         // Shown until the user removes the damaged file it keeps.
         (locationSource, networkSource) = scheduler.places?.sourceStates ?? ("unused", "unused")
         if let recovery = store.recovery, FileManager.default.fileExists(atPath: recovery.keptAs) { self.recovery = recovery.sentence }
+        self.config = config.path
+        categories = config.categories.keys.sorted()
+        appSettings = UInt32(clamping: config.apps.count)
+        configErrors = config.errors
     }
 }

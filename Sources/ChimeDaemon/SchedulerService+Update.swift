@@ -58,6 +58,8 @@ extension SchedulerService {
         // late says how to read a when; alone it changes nothing.
         let keys = keys.filter { $0 != NotificationKey.late.rawValue }
         guard !keys.isEmpty else { throw .invalidArgs("changes: nothing to change; give at least one key, such as title or when.") }
+        // Only a category given now: one the config has since lost stays, and fires without its buttons.
+        if keys.contains(NotificationKey.category.rawValue) { try checkCategory(of: alert) }
         let instant = now()
         var updated = existing
         updated.alert = alert

@@ -19,6 +19,8 @@ final class SchedulerService {
     private let signals: ServiceSignals
     let logger: Logger
     let now: () -> Date
+    /// The user's config as read (Daemon reads it): a request's category is checked against it.
+    var config = ConfigInForce(path: Config.defaultURL.path)
 
     init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
          commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
@@ -123,6 +125,7 @@ final class SchedulerService {
             replaces = try Self.replaces(value)
             return true
         }
+        try checkCategory(of: alert)
         return [.string(try present(alert, replacing: replaces))]
     }
 
@@ -133,11 +136,14 @@ final class SchedulerService {
             replaces = text
             return true
         }
+        try checkCategory(of: alert)
         return [.string(try present(alert, replacing: replaces))]
     }
 
     private func schedule(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
-        schedule(try scheduledNotification(try call.entries(0), now: now(), zone: .current), responder)
+        let notification = try scheduledNotification(try call.entries(0), now: now(), zone: .current)
+        try checkCategory(of: notification.alert)
+        schedule(notification, responder)
     }
 
     private func scheduleSimple(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
@@ -149,7 +155,15 @@ final class SchedulerService {
             if try fields.place.set(key, text: text) { return true }
             return try fields.set(key, text: text)
         }
+        try checkCategory(of: alert)
         schedule(try scheduledNotification(alert, fields, now: now(), zone: .current), responder)
+    }
+
+    /// Refuses a category the request names that chimed does not know (``ConfigInForce/check(category:)``).
+    /// ImportICalendar is not checked: a calendar item is kept whole, and fires without buttons.
+    func checkCategory(of alert: Alert) throws(DBusError) {
+        guard let name = alert.category else { return }
+        do throws(FieldError) { try config.check(category: name) } catch { throw .invalidArgs(error.description) }
     }
 
     private func schedule(_ notification: ScheduledNotification, _ responder: Responder) {
@@ -264,7 +278,8 @@ final class SchedulerService {
 
     private func status(_ call: MethodCall) throws(DBusError) -> [Value] {
         let zone = Zone.current
-        let status = DaemonStatus(store: store, scheduler: scheduler, presenter: presenter, client: client, zone: zone)
+        let status = DaemonStatus(store: store, scheduler: scheduler, presenter: presenter, client: client, config: config,
+                                  zone: zone)
         return [.variantDictionary(status.entries { NotificationEncoding.isoText(Date(seconds: $0), zone: zone) })]
     }
 

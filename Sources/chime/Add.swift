@@ -78,7 +78,7 @@ struct Add: ParsableCommand {
     @Option(name: .customLong("desktop-entry"), help: "The app the notification speaks for, by desktop entry id.")
     var desktopEntry: String?
 
-    @Option(help: "A category: a set of buttons, such as reminder (Complete, Remind in 30 minutes).")
+    @Option(help: "A category: a set of buttons, built in (reminder: Complete, Remind in 30 minutes) or from the config, or a standard one such as email.arrived; any other is refused (status 64).")
     var category: String?
 
     @Option(name: [.customShort("u"), .long], help: "low, normal or critical.")
@@ -136,10 +136,15 @@ struct Add: ParsableCommand {
         return options + EntryOptions.entries(actions: actions, userInfo: userInfo)
     }
 
+    /// The options chimed's refusals may name by key.
+    var typed: [TypedOption] {
+        category.map { [TypedOption(key: "category", names: ["--category"], value: $0)] } ?? []
+    }
+
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         let id = try client.scheduleSimple(when: when, title: title, body: body, options: options,
-                                           whenOption: after == nil ? "--at" : "--in")
+                                           whenOption: after == nil ? "--at" : "--in", typed: typed)
         // A place has no fire time to echo: the bare id, then whether its service is there.
         let described = place.isGiven ? nil : (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Self.echo(id: id, described: described ?? [], json: json))

@@ -9,7 +9,8 @@ import Localization
 /// Healthy means a notification chime sends now, or schedules, reaches the screen:
 /// a bus, a chimed that runs or can be started, and a notification server that runs or
 /// can be started. Anything that works but could surprise (chimed not running yet, two
-/// servers competing for the name) is a warning and leaves the verdict healthy.
+/// servers competing for the name) is a warning and leaves the verdict healthy; an error
+/// in the config is not, since the buttons or settings it names do not work until it is fixed.
 struct Diagnosis {
     /// The session bus and how it was found.
     struct Bus {
@@ -88,6 +89,8 @@ struct Diagnosis {
 
     var bus = Bus()
     var daemon: Daemon?
+    /// The config chimed read; nil while chimed does not run or does not say.
+    var config: ConfigFile?
     var server: Server?
     var badgeListeners: [BadgeListener]?
     var places: Places?
@@ -164,6 +167,7 @@ struct Diagnosis {
             daemon.backup = status.backup
             daemon.recovery = status.recovery
             (daemon.locationSource, daemon.networkSource) = (status.locationSource, status.networkSource)
+            checkConfig(status, pid: daemon.pid)
         } catch {
             if let mismatch = InterfaceMismatch.diagnose(error, calling: Scheduler1.status, lookups: lookups) {
                 daemon.mismatch = mismatch

@@ -10,14 +10,17 @@ struct Doctor: ParsableCommand {
         discussion: """
             Says which bus chime uses, whether chimed runs (its version, store and its \
             last backup, schedule and the notification server it follows, and what it \
-            recovered if it found its store damaged), who shows notifications and what \
-            Chime does for each capability that server lacks, and whether a dock shows \
-            badges. Nothing is started: a chimed that is not running stays so.
+            recovered if it found its store damaged), the config file it read (its \
+            categories, app settings and each error, by file and line), who shows \
+            notifications and what Chime does for each capability that server lacks, and \
+            whether a dock shows badges. Nothing is started: a chimed that is not running \
+            stays so.
 
             Healthy means a notification sent now reaches the screen: chimed runs or the \
             bus can start it, and a notification server runs or the bus can start one. \
             Warnings (chimed not running yet, two notification servers registered, \
-            DBUS_SESSION_BUS_ADDRESS unset) leave it healthy.
+            DBUS_SESSION_BUS_ADDRESS unset) leave it healthy; an error in the config does \
+            not, since what it names does not work until the file is fixed.
 
             EXIT STATUS
               0   healthy, perhaps with warnings
@@ -30,7 +33,7 @@ struct Doctor: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, notificationServer, badges and places.")
+    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, config, notificationServer, badges and places.")
     var json = false
 
     func run() throws {
@@ -52,6 +55,7 @@ extension Diagnosis {
         // TRANSLATORS: the headings of chime doctor's sections.
         var tables = [(localized("Session bus"), busRows)]
         if let daemon { tables.append(("chimed", daemon.rows)) }
+        if let config { tables.append((localized("Config"), config.rows)) }
         if let server { tables.append((localized("Notification server"), server.rows)) }
         if let badgeListeners { tables.append((localized("Badges (com.canonical.Unity.LauncherEntry)"), Self.rows(badgeListeners))) }
         if let places { tables.append((localized("Places (system bus)"), places.rows)) }
@@ -208,6 +212,7 @@ extension Diagnosis {
                 ("backup", .string(daemon.backup.map(HumanText.isoTime))),
                 ("recovery", .string(daemon.recovery)),
             ]) } ?? .null),
+            ("config", config?.json ?? .null),
             ("notificationServer", server.map { server in .object([
                 ("running", .bool(server.running)),
                 ("activatable", .bool(server.activatable)),

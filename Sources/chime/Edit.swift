@@ -52,7 +52,7 @@ struct Edit: ParsableCommand {
     @Option(name: [.customShort("u"), .long], help: "low, normal or critical.")
     var urgency: String?
 
-    @Option(help: "A category: a set of buttons, such as reminder.")
+    @Option(help: "A category: a set of buttons, such as reminder; one neither built in, in the config nor standard is refused (status 64).")
     var category: String?
 
     @Option(name: .customLong("late-limit"), help: "Drop it instead if it would fire later than this, such as 10m.")
@@ -85,8 +85,9 @@ struct Edit: ParsableCommand {
     var json = false
 
     func run() throws {
+        let typed = category.map { [TypedOption(key: "category", names: ["--category"], value: $0)] } ?? []
         let client = try SchedulerClient.connectOrFail()
-        try client.updateSimple(id, changes: changes, whenOption: after == nil ? "--at" : "--in")
+        try client.updateSimple(id, changes: changes, whenOption: after == nil ? "--at" : "--in", typed: typed)
         let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Add.echo(id: id, described: described ?? [], json: json))
     }

@@ -38,7 +38,7 @@ struct Notify: ParsableCommand {
     @Option(name: [.customShort("i"), .long], help: "An icon name or image file.")
     var icon: String?
 
-    @Option(name: [.customShort("c"), .long], help: "A notification category, such as email.arrived.")
+    @Option(name: [.customShort("c"), .long], help: "A category: a set of buttons such as reminder, or a standard one for the server such as email.arrived; any other is refused (status 64).")
     var category: String?
 
     @Option(help: "A sound-theme name, a sound file, default, or none.")

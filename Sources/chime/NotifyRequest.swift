@@ -98,7 +98,8 @@ struct NotifyRequest: Equatable {
             id = try reply.arguments().first?.stringValue
             daemon = reply.sender
         } catch {
-            throw client.failure(error, calling: Scheduler1.presentNowSimple)
+            let typed = category.map { [TypedOption(key: "category", names: ["-c", "--category"], value: $0)] } ?? []
+            throw client.failure(error, calling: Scheduler1.presentNowSimple, typed: typed)
         }
         if json, !wait { printJSON(id: id, action: nil) }
         if printID, !json, let id { print(HumanText.escaped(id)) }

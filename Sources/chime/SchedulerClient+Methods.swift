@@ -5,24 +5,25 @@ import DBus
 /// documented exit status when chimed refuses or cannot be reached.
 extension SchedulerClient {
     /// Schedules a notification given in the string form; its id. `whenOption` is the
-    /// option `when` was typed as, which a refusal of a time in the past names.
+    /// option `when` was typed as, which a refusal of a time in the past names; `typed`,
+    /// the options other refusals may name.
     func scheduleSimple(when: String, title: String, body: String, options: [(String, String)],
-                        whenOption: String) throws -> String {
+                        whenOption: String, typed: [TypedOption] = []) throws -> String {
         let arguments: [Value] = [.string(when), .string(title), .string(body), .stringDictionary(options)]
         do throws(DBusError) {
             return try call(Scheduler1.scheduleSimple, arguments).first?.stringValue ?? ""
         } catch {
-            throw failure(PastTimeText.reworded(error, option: whenOption), calling: Scheduler1.scheduleSimple)
+            throw failure(PastTimeText.reworded(error, option: whenOption), calling: Scheduler1.scheduleSimple, typed: typed)
         }
     }
 
     /// Changes scheduled notification `id` as `changes` (the string form) say; `whenOption`
-    /// as for ``scheduleSimple(when:title:body:options:whenOption:)``.
-    func updateSimple(_ id: String, changes: [(String, String)], whenOption: String) throws {
+    /// and `typed` as for ``scheduleSimple(when:title:body:options:whenOption:typed:)``.
+    func updateSimple(_ id: String, changes: [(String, String)], whenOption: String, typed: [TypedOption] = []) throws {
         do throws(DBusError) {
             _ = try call(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)])
         } catch {
-            throw failure(PastTimeText.reworded(error, option: whenOption), calling: Scheduler1.updateSimple, about: id)
+            throw failure(PastTimeText.reworded(error, option: whenOption), calling: Scheduler1.updateSimple, about: id, typed: typed)
         }
     }
 

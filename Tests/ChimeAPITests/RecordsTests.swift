@@ -19,6 +19,18 @@ struct RecordsTests {
         #expect(DaemonStatus(entries.map { (key: $0.0, value: .variant($0.1)) }) == status)
     }
 
+    @Test func statusCarriesTheConfigAndItsErrors() {
+        var status = DaemonStatus()
+        status.config = "/home/u/.config/chime/config"
+        status.categories = ["reminder", "todo"]
+        status.appSettings = 1
+        status.configErrors = ["/home/u/.config/chime/config:2: [Category broken] Actions lists 'nosuch', …"]
+        let entries = status.entries(isoText: Self.iso)
+        #expect(entries.map(\.0) == ["config", "categories", "appSettings", "configErrors"])
+        #expect(entries.last?.1 == .stringArray(status.configErrors ?? []))
+        #expect(DaemonStatus(entries.map { (key: $0.0, value: .variant($0.1)) }) == status)
+    }
+
     @Test func statusLeavesOutWhatIsAbsentOrOfAnotherType() {
         let status = DaemonStatus([(key: "pid", value: .string("x")), (key: "scheduled", value: .uint32(3)), (key: "other", value: .bool(true))])
         #expect(status.pid == nil)

@@ -35,7 +35,7 @@ struct AppSettingsConfigTests {
     ])
     func badValuesAreReportedWithTheirLine(text: String, line: Int, message: String) throws {
         let result = try load(text)
-        guard case .failure(let error) = result else {
+        guard let error = result.firstError else {
             Issue.record("expected an error, got \(result)")
             return
         }
@@ -44,7 +44,7 @@ struct AppSettingsConfigTests {
     }
 
     @Test func anUnknownGroupNamesTheAppGroupToo() throws {
-        guard case .failure(let error) = try load("[Apps x]\n") else {
+        guard let error = (try load("[Apps x]\n")).firstError else {
             Issue.record("expected an error")
             return
         }

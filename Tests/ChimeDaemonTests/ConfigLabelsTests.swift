@@ -53,13 +53,13 @@ struct ConfigLabelsTests {
     }
 
     @Test func aBuiltInGroupWithAHandlerOrAnEmptyTranslationIsAnError() throws {
-        guard case .failure(let handler) = try load("[Action remind]\nLabel=Later\nExec=/bin/true\n") else {
+        guard let handler = (try load("[Action remind]\nLabel=Later\nExec=/bin/true\n")).firstError else {
             Issue.record("a built-in with Exec= was accepted")
             return
         }
         #expect(handler.line == 3)
         #expect(handler.message.contains("may only relabel"))
-        guard case .failure(let empty) = try load("[Action log]\nLabel=Log\nLabel[de]=\n") else {
+        guard let empty = (try load("[Action log]\nLabel=Log\nLabel[de]=\n")).firstError else {
             Issue.record("an empty Label[de]= was accepted")
             return
         }

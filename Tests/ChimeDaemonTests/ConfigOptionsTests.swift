@@ -91,7 +91,7 @@ struct ConfigOptionsTests {
         ("[Category c]\nMinimal=complete\n", 2, "[Category c] has no key 'Minimal': its keys are Actions, MinimalActions."),
     ])
     func badValuesNameTheLine(text: String, line: Int, message: String) throws {
-        guard case .failure(let error) = try load(text) else {
+        guard let error = (try load(text)).firstError else {
             Issue.record("Expected an error for \(text)")
             return
         }

@@ -23,9 +23,10 @@ struct ConfigTests {
         return Config.load(from: try directory.write(text))
     }
 
+    /// The first error of `text`: the one that kept it from being read, or the first of its groups'.
     private func error(_ text: String) throws -> ConfigError {
         let result = try load(text)
-        guard case .failure(let error) = result else {
+        guard let error = result.firstError else {
             Issue.record("Expected an error, got \(result)")
             throw CancellationError()
         }
@@ -235,10 +236,9 @@ struct ConfigTests {
     }
 
     @Test func aMissingLabel() throws {
-        let error = try error("[Category todo]\nActions=x\n\n[Action x]\nSnooze=5m\n")
-        #expect(error.line == 4)
-        #expect(error.message.contains("[Action x]"))
-        #expect(error.message.contains("Label is missing"))
+        let errors = try load("[Category todo]\nActions=x\n\n[Action x]\nSnooze=5m\n").get().errors
+        #expect(errors.map(\.line) == [2, 4])
+        #expect(errors[1].message == "[Action x] Label is missing: every button needs the text it shows.")
     }
 
     @Test func anEmptyLabel() throws {
@@ -326,21 +326,98 @@ struct ConfigTests {
         #expect(listed.message.contains("'default'"))
     }
 
-    @Test func theFirstErrorInTheFileIsReported() throws {
-        let error = try error("""
-            [Category todo]
-            Actions=nothing;
-
+    @Test func everyErrorIsReportedInTheOrderOfTheFile() throws {
+        let config = try load("""
             [Action x]
             Label=X
             Snooze=soon
-            """)
-        #expect(error.line == 2)
+
+            [Category todo]
+            Actions=nothing;
+            """).get()
+        #expect(config.errors.map(\.line) == [3, 6])
+        #expect(config.errors.map(\.path) == config.errors.map { _ in config.errors[0].path })
     }
 
-    @Test func aCategoryListingABrokenActionReportsOnlyTheAction() throws {
-        let error = try error("[Action x]\nLabel=X\nSnooze=soon\n[Category todo]\nActions=x\n")
-        #expect(error.line == 3)
+    // MARK: - A mistake costs its own group
+
+    /// The issue's case: one category lists a button that does not exist. It keeps the
+    /// buttons that do; every other group of the file is used.
+    @Test func aBadSectionCostsOnlyThatSection() throws {
+        let result = try load("""
+            [Category broken]
+            Actions=complete;nosuch;
+
+            [Category todo]
+            Actions=complete;snooze;
+
+            [Action snooze]
+            Label=Snooze 5 minutes
+            Snooze=5m
+
+            [Category typo]
+            Actoins=complete;
+
+            [App org.example.Loud]
+            Sounds=sometimes
+
+            [App org.example.Quiet]
+            Sounds=false
+            """)
+        let config = try result.get()
+        #expect(config.categories["todo"]?.actions.map(\.key) == ["complete", "snooze"])
+        #expect(config.categories["broken"]?.actions.map(\.key) == ["complete"])
+        #expect(config.categories["typo"] == nil)
+        #expect(config.categories["reminder"] == .reminder)
+        #expect(config.apps == ["org.example.Quiet": AppSettings(alerts: true, sounds: false, badges: true)])
+        #expect(config.errors.map(\.line) == [2, 12, 15])
+        #expect(config.errors[0].message == "[Category broken] Actions lists 'nosuch', which is not an action: define [Action nosuch], "
+            + "or use complete or remind; the category shows its other buttons.")
+        #expect(config.errors[1].message.hasPrefix("[Category typo] has no key 'Actoins'"), "\(config.errors[1])")
+        #expect(config.errors[2].message.hasPrefix("[App org.example.Loud] Sounds is 'sometimes'"), "\(config.errors[2])")
+        #expect(Set(config.droppedCategories.keys) == ["typo"])
+        #expect(config.droppedCategories["typo"] == config.errors[1])
+        #expect(config.errors[0].description == "\(config.errors[0].path):2: \(config.errors[0].message)")
+    }
+
+    /// A bad `[Action]` loses its button; each category that lists it keeps its others and
+    /// is told which key is missing and where that group is.
+    @Test func aCategoryListingABrokenActionKeepsItsOtherButtons() throws {
+        let config = try load("""
+            [Action log]
+            Label=Log
+            Exec=
+
+            [Category todo]
+            Actions=complete;log;remind;
+            MinimalActions=log;complete
+            """).get()
+        let todo = try #require(config.categories["todo"])
+        #expect(todo.actions.map(\.key) == ["complete", "remind"])
+        #expect(todo.minimalActions?.map(\.key) == ["complete"])
+        #expect(config.errors.map(\.line) == [3, 6])
+        #expect(config.errors[1].message == "[Category todo] Actions lists 'log', whose [Action log] (line 1) has an error: "
+            + "the category shows its other buttons.")
+        #expect(config.droppedCategories.isEmpty)
+    }
+
+    @Test func aMisspeltButtonIsSuggested() throws {
+        let config = try load("[Action snooze]\nLabel=Snooze\nSnooze=5m\n[Category todo]\nActions=snoze;complet;\n").get()
+        #expect(config.categories["todo"]?.actions.isEmpty == true)
+        #expect(config.errors.map(\.message) == [
+            "[Category todo] Actions lists 'snoze', which is not an action (did you mean 'snooze'?): define [Action snoze], or use "
+                + "complete or remind; the category shows its other buttons.",
+            "[Category todo] Actions lists 'complet', which is not an action (did you mean 'complete'?): define [Action complet], "
+                + "or use complete or remind; the category shows its other buttons.",
+        ])
+    }
+
+    /// A broken redefinition of a built-in category leaves the built-in one: its name stays known.
+    @Test func aBrokenReminderLeavesTheBuiltInOne() throws {
+        let config = try load("[Category reminder]\nActions=complete;complete;\n").get()
+        #expect(config.categories["reminder"] == .reminder)
+        #expect(config.droppedCategories.isEmpty)
+        #expect(config.errors.map(\.line) == [2])
     }
 }
 
@@ -348,5 +425,15 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+extension Result<Config, ConfigError> {
+    /// The error that kept the file from being read, or the first of the errors it was read with.
+    var firstError: ConfigError? {
+        switch self {
+        case .failure(let error): error
+        case .success(let config): config.errors.first
+        }
     }
 }

@@ -67,7 +67,7 @@ struct AppSettingsTests {
         #expect(empty.stderr.contains("InvalidArgs: app: empty"), "\(empty)")
     }
 
-    @Test func aReloadAppliesNewSettingsAndABrokenOneKeepsTheLast() throws {
+    @Test func aReloadAppliesNewSettingsAndABrokenGroupCostsOnlyItsApp() throws {
         let session = try TestSession()
         try session.writeConfig("[App org.example.A]\nSounds=false\n")
         #expect(try settings(session, "org.example.A").stdout.contains("'sounds': <false>"))
@@ -76,9 +76,12 @@ struct AppSettingsTests {
         kill(pid, SIGHUP)
         try session.waitForDaemonLog(containing: "2 app settings")
         #expect(try settings(session, "org.example.A").stdout == "({'alerts': <false>, 'sounds': <true>, 'badges': <true>},)\n")
-        try session.writeConfig("[App org.example.A]\nAlerts=true\nSounds=sometimes\n")
+        try session.writeConfig("[App org.example.A]\nAlerts=false\nSounds=sometimes\n[App org.example.B]\nSounds=false\n")
         kill(pid, SIGHUP)
         try session.waitForDaemonLog(containing: "config:3: [App org.example.A] Sounds is 'sometimes': write true or false.")
-        #expect(try settings(session, "org.example.A").stdout.contains("'alerts': <false>"), "the last good config stays")
+        #expect(try settings(session, "org.example.A").stdout == "({'alerts': <true>, 'sounds': <true>, 'badges': <true>},)\n",
+                "the broken group is left out whole")
+        #expect(try settings(session, "org.example.B").stdout == "({'alerts': <true>, 'sounds': <false>, 'badges': <true>},)\n",
+                "the rest of the file is used")
     }
 }

@@ -109,6 +109,77 @@ struct ConfigFileTests {
         #expect(call.contains("<['complete', 'Complete']>"), "\(call)")
     }
 
+    /// The issue's config: one category lists a button that does not exist, another
+    /// misspells a key. Each costs only its own group: `todo` still has its buttons, the
+    /// category with the missing button keeps the one it has, and every error is named by
+    /// file and line, in the log (a line each) and in `Status`.
+    @Test func aBadSectionCostsOnlyThatSectionAndIsNamedByFileAndLine() throws {
+        let session = try TestSession()
+        try writeConfig(session, Self.oneBadSection)
+        #expect(try session.run(["chime", "notify", "-c", "todo", "Invoice"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<['complete', 'Complete', 'snooze', 'Snooze 5 minutes']>"), "\(call)")
+        #expect(try session.run(["chime", "notify", "-c", "broken", "Half"]).status == 0)
+        let half = try #require(try session.waitForNotifyCalls(2).last)
+        #expect(half.contains("<['complete', 'Complete']>"), "\(half)")
+
+        let path = session.configFile.path
+        let log = try session.waitForDaemonLog(containing: "\(path): 4 categories, 0 app settings, 2 errors.")
+        let lines = log.split(separator: "\n")
+        #expect(lines.contains { $0.hasSuffix("\(path):2: [Category broken] Actions lists 'nosuch', which is not an action: define "
+            + "[Action nosuch], or use complete or remind; the category shows its other buttons.") }, "\(log)")
+        #expect(lines.contains { $0.hasSuffix("\(path):12: [Category typo] has no key 'Actoins': its keys are Actions, MinimalActions.") },
+                "\(log)")
+        #expect(!log.contains("Keeping the last good config"), "\(log)")
+
+        let status = try session.callScheduler("Status")
+        #expect(status.stdout.contains("'configErrors': <[\"\(path):2: [Category broken] Actions lists 'nosuch'"), "\(status)")
+        #expect(status.stdout.contains("\"\(path):12: [Category typo] has no key 'Actoins'"), "\(status)")
+        #expect(status.stdout.contains("'categories': <['broken', 'quiet', 'reminder', 'todo']>"), "\(status)")
+        #expect(status.stdout.contains("'config': <'\(path)'>"), "\(status)")
+    }
+
+    static let oneBadSection = """
+        [Category broken]
+        Actions=complete;nosuch;
+
+        [Category todo]
+        Actions=complete;snooze;
+
+        [Action snooze]
+        Label=Snooze 5 minutes
+        Snooze=5m
+
+        [Category typo]
+        Actoins=complete;
+
+        [Category quiet]
+        """
+
+    /// SIGHUP keeps the same rule: a reload with one bad group uses the rest of the file.
+    @Test func aReloadWithABadSectionUsesTheRest() throws {
+        let session = try TestSession()
+        try writeConfig(session, "[Category todo]\nActions=complete;\n")
+        #expect(try session.run(["chime", "list"]).status == 0)
+        try writeConfig(session, """
+            [Category todo]
+            Actions=complete;log;remind;
+
+            [Action log]
+            Label=Log it
+            Exec=
+            """)
+        kill(try session.daemonPID(), SIGHUP)
+        try session.waitForDaemonLog(containing: "2 categories, 0 app settings, 2 errors.")
+        let path = session.configFile.path
+        #expect(session.daemonLog.contains("\(path):6: [Action log] Exec is empty"), "\(session.daemonLog)")
+        #expect(session.daemonLog.contains("\(path):2: [Category todo] Actions lists 'log', whose [Action log] (line 4) has an error"),
+                "\(session.daemonLog)")
+        #expect(try session.run(["chime", "notify", "-c", "todo", "Reloaded"]).status == 0)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("<['complete', 'Complete', 'remind', 'Remind in 30 minutes']>"), "\(call)")
+    }
+
     /// chimed opens GLib only to read a config. Where it cannot be loaded, the config is
     /// named as unread, with dlopen's reason, and chimed fires with its built-in categories.
     @Test func aConfigWithoutGLibIsNamedAndChimedWorksOn() throws {
@@ -135,7 +206,8 @@ struct ConfigFileTests {
         #expect(try daemon.finish().status == 0)
     }
 
-    @Test func unknownCategoryStillShows() throws {
+    /// A standard category of the specification is no set of buttons of Chime's: it is passed on to the server.
+    @Test func aStandardCategoryIsPassedOnToTheServer() throws {
         let session = try TestSession()
         #expect(try session.run(["chime", "notify", "-c", "email.arrived", "Mail"]).status == 0)
         let call = try #require(try session.waitForNotifyCalls(1).first)

@@ -6,7 +6,8 @@ import TestSupport
 @Suite(.timeLimit(.minutes(10)))
 struct DoctorTests {
     /// The keys `chime doctor --json` documents, in order.
-    static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "notificationServer", "badges", "places"]
+    static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "config", "notificationServer", "badges",
+                          "places"]
     static let chimedKeys = ["running", "activatable", "owner", "pid", "process", "version", "interface", "interfaceMismatch", "store",
                              "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "capabilities",
                              "localSound", "lastLocalSound", "backup", "recovery"]
@@ -88,6 +89,7 @@ struct DoctorTests {
         #expect(text.contains("scheduled: 2, next at "), "\(result)")
         #expect(text.contains("(\(session.timeZone))"), "\(result)")
         #expect(!text.contains("without actions"), "\(result)")
+        #expect(text.contains("Config\nfile: \(session.configFile.path)\ncategories: 1: reminder\napp settings: for no app\n"), "\(result)")
         #expect(text.hasSuffix("Healthy."), "\(result)")
 
         let jsonResult = try doctor(session, ["--json"], scratch: scratch)
@@ -126,6 +128,59 @@ struct DoctorTests {
         #expect(bus["address"] as? String == session.address)
         #expect(bus["addressSource"] as? String == "DBUS_SESSION_BUS_ADDRESS")
         #expect((report["badges"] as? [String: Any])?["listeners"] as? [Any] != nil)
+        let config = try #require(report["config"] as? [String: Any])
+        #expect(config["file"] as? String == session.configFile.path)
+        #expect(config["errors"] as? [String] == [])
+    }
+
+    /// Each error of the config is named by file and line in a Config section, and keeps
+    /// doctor unhealthy until the file is fixed and read again.
+    @Test func aConfigWithErrorsIsUnhealthyAndNamesEachByLine() throws {
+        let session = try TestSession()
+        let scratch = try Scratch()
+        try session.writeConfig("""
+            [Category broken]
+            Actions=complete;nosuch;
+
+            [Category todo]
+            Actions=complete;
+
+            [App org.example.Bills]
+            Badges=false
+            """)
+        #expect(try session.run(["chime", "list"]).status == 0)
+        let path = session.configFile.path
+        let error = "\(path):2: [Category broken] Actions lists 'nosuch', which is not an action: define [Action nosuch], or use "
+            + "complete or remind; the category shows its other buttons."
+        let result = try doctor(session, scratch: scratch)
+        #expect(result.status == 1, "\(result)")
+        let text = folded(result.stdout)
+        #expect(text.contains("""
+            Config
+            file: \(path)
+            categories: 3: broken, reminder, todo
+            app settings: for 1 app
+            error: \(error)
+            """), "\(result)")
+        #expect(text.contains("The config has 1 error, listed under Config: what it names is left out. Fix it, then have chimed "
+            + "read the file again: 'systemctl --user reload chimed.service' (or 'kill -HUP \(try session.daemonPID())')."), "\(result)")
+        #expect(text.hasSuffix("Unhealthy: 1 problem."), "\(result)")
+
+        let jsonResult = try doctor(session, ["--json"], scratch: scratch)
+        #expect(jsonResult.status == 1, "\(jsonResult)")
+        let report = try json(jsonResult)
+        let config = try #require(report["config"] as? [String: Any])
+        #expect(config["file"] as? String == path)
+        #expect(config["categories"] as? [String] == ["broken", "reminder", "todo"])
+        #expect(config["appSettings"] as? Int == 1)
+        #expect(config["errors"] as? [String] == [error])
+        #expect((report["problems"] as? [String])?.first?.hasPrefix("The config has 1 error") == true, "\(report)")
+
+        // Fixed and read again, the section is clean and doctor healthy.
+        try session.writeConfig("[Category todo]\nActions=complete;\n")
+        kill(try session.daemonPID(), SIGHUP)
+        try session.waitForDaemonLog(containing: "2 categories, 0 app settings, 0 errors.")
+        #expect(try doctor(session, scratch: scratch).status == 0)
     }
 
     @Test func serverWithoutActionsOrSoundSaysWhatChimeDoesInstead() throws {

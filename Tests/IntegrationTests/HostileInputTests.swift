@@ -13,7 +13,7 @@ struct HostileFileTests {
         #expect(mkfifo(session.configFile.path, 0o600) == 0)
         #expect(try session.pingDaemon(timeout: 30))
         try session.waitForDaemonLog(
-            containing: "\(session.configFile.path): The config is a FIFO, not a regular file, so it was not read. Keeping the last good config.")
+            containing: "\(session.configFile.path): The config is a FIFO, not a regular file, so it was not read. Using the built-in categories only.")
         #expect(try session.run(["chime", "notify", "-c", "reminder", "Still here"]).status == 0)
         let call = try #require(try session.waitForNotifyCalls(1).first)
         #expect(call.contains("<['complete', 'Complete', 'remind', 'Remind in 30 minutes']>"), "\(call)")
