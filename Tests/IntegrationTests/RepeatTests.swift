@@ -67,7 +67,8 @@ struct RepeatTests {
         ("'count': <'three'>", "count: 'three' is not a whole number."),
         ("'until': <'someday'>", "until: 'someday' is not a date or time"),
         ("'until': <'2029-01-01'>", "until: ends before the first occurrence"),
-        ("'rrule': <'FREQ=SECONDLY'>", "rrule: needs FREQ"),
+        ("'rrule': <'FREQ=SECONDLY'>", "rrule: 'FREQ=SECONDLY' is not a frequency Chime repeats by; use FREQ=MINUTELY,"),
+        ("'rrule': <'INTERVAL=2'>", "rrule: needs FREQ: MINUTELY,"),
         ("'rrule': <'FREQ=DAILY;BYSETPOS=1'>", "rrule: BYSETPOS is not supported"),
     ])
     func badRepeatValuesAreInvalidArgsNamingTheKey(fields: String, sentence: String) throws {
