@@ -34,11 +34,12 @@ func fail(_ message: String, _ status: ExitCode) -> ExitCode {
 ///
 /// chimed's messages are its API and stay English; the sentences chime says itself, or
 /// says in chimed's place when it knows the error (`id`: the one the call named), are
-/// in the session's language.
+/// in the session's language. A refused value is named by the option the user typed, not
+/// by chimed's key (``RefusalText``).
 func fail(_ error: DBusError, about id: String? = nil) -> ExitCode {
     switch error.name {
     case DBusError.invalidArgsName:
-        return fail(error.message, ExitStatus.usage)
+        return fail(RefusalText.sentence(error.message, typed: TypedWords()) ?? error.message, ExitStatus.usage)
     case ChimeError.notFound where id != nil:
         return fail(localized("No notification has the id '%1$s'.", id ?? ""), ExitStatus.failure)
     case DBusError.serviceUnknownName, DBusError.noReplyName, "org.freedesktop.DBus.Error.Disconnected",

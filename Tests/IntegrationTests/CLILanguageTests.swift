@@ -46,7 +46,8 @@ struct CLILanguageTests {
         let session = try Self.session(LanguageTests.german)
         let result = try session.run(["chime", "badge", "--app", "../etc/passwd", "1"])
         #expect(result.status == 64, "\(result)")
-        #expect(result.stderr == "chime: desktopEntry: '../etc/passwd' is not a desktop entry id such as org.gnome.Calendar.\n", "\(result)")
+        // Named by the option typed, not chimed's key desktopEntry; chimed's reason as it said it.
+        #expect(result.stderr == "chime: --app '../etc/passwd' is not a desktop entry id such as org.gnome.Calendar.\n", "\(result)")
     }
 
     @Test func humanOutputIsInTheSessionsLanguageAndJSONIsNot() throws {

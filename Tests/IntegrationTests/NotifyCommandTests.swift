@@ -98,7 +98,7 @@ struct NotifyCommandTests {
         let session = try TestSession()
         let result = try session.run(["chime", "notify", "-h", "int:value:many", "T"])
         #expect(result.status == 64, "\(result)")
-        #expect(result.stderr == "chime: hint.value: 'many' is not a 32-bit integer.\n")
+        #expect(result.stderr == "chime: -h 'many' is not a 32-bit integer.\n")
     }
 
     @Test func noReachableBusIsExit69() throws {
