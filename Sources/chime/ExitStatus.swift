@@ -42,6 +42,10 @@ func fail(_ error: DBusError, about id: String? = nil) -> ExitCode {
         return fail(RefusalText.sentence(error.message, typed: TypedWords()) ?? error.message, ExitStatus.usage)
     case ChimeError.notFound where id != nil:
         return fail(localized("No notification has the id '%1$s'.", id ?? ""), ExitStatus.failure)
+    case ChimeError.notShown where id != nil && error.message.contains(" is not on screen"):
+        // chimed's sentence sends D-Bus callers to Update; a user moves it with chime edit.
+        return fail(localized("Notification '%1$s' is not on screen, so there is nothing to snooze; chime edit %1$s --in 10m moves a scheduled one.",
+                              id ?? ""), ExitStatus.failure)
     case DBusError.serviceUnknownName, DBusError.noReplyName, "org.freedesktop.DBus.Error.Disconnected",
          "org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.ExecFailed",
          "org.freedesktop.DBus.Error.Spawn.ChildSignaled", "org.freedesktop.DBus.Error.NameHasNoOwner":
