@@ -22,6 +22,10 @@ struct CLILanguageTests {
         (LanguageTests.german, ["log", "--limt", "3"],
          "chime: Unbekannte Option »--limt«. Meinten Sie »--limit«? Weitere Informationen mit »chime --help«.\n"),
         (english, ["log", "--limt", "3"], "chime: Unknown option '--limt'. Did you mean '--limit'? See 'chime --help'.\n"),
+        (LanguageTests.german, ["lsit"], "chime: Unbekannter Befehl »lsit«. Meinten Sie »list«? Weitere Informationen mit »chime --help«.\n"),
+        // chimed refused the value; chime names the option typed and says the fix in the session's language.
+        (LanguageTests.german, ["add", "Standup", "--at", "9:30", "--repeat", "weekdays"],
+         "chime: --repeat »weekdays« ist keine Zeiteinheit; meinten Sie --repeat week --on weekdays?\n"),
     ])
     func aUsageErrorIsOneSentenceInTheSessionsLanguageWithStatus64(language: [String: String], arguments: [String], expected: String) throws {
         let session = try Self.session(language)
