@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "EventLoop", "CSystemdStubs"], swiftSettings: dbusHeaders),
         // Without Foundation: chime's start-up does not pay for it.
         .target(name: "JSON"),
+        // Did-you-mean for chimed's time words and chime's commands; without Foundation too.
+        .target(name: "Spelling"),
         // The D-Bus contract, once: names, methods, signals, keys, errors, limits, version.
         .target(name: "ChimeAPI", dependencies: ["DBus"]),
         // Writes dbus/io.github.chime.Scheduler1.xml from ChimeAPI (make api-xml).
@@ -70,14 +72,14 @@ let package = Package(
         .target(
             name: "ChimeCore",
             dependencies: [
-                "Localization", "CSQLite", "CICU",
+                "Localization", "CSQLite", "CICU", "Spelling",
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization",
+                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization", "Spelling",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -95,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "chime",
             dependencies: [
-                "DBus", "ChimeAPI", "JSON", "Localization",
+                "DBus", "ChimeAPI", "JSON", "Localization", "Spelling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
@@ -118,6 +120,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"], swiftSettings: dbusHeaders),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "TestSupport"]),
         .testTarget(name: "ChimeAPITests", dependencies: ["ChimeAPI", "DBus"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),

@@ -6,6 +6,10 @@ public enum PlaceText {
     /// office block, larger than the error of a typical Wi-Fi fix (20 to 50 m).
     public static let defaultRadius = 100.0
 
+    /// The largest radius chimed takes, in metres (ChimeCore's `Region.maximumRadius`,
+    /// which says why), for chime to refuse a larger one in the words the user typed.
+    public static let maximumRadius = 100_000.0
+
     /// What to do when GeoClue refuses Chime, in one sentence: chimed logs it and
     /// `chime doctor` says it.
     public static let geoClueDenial = "GeoClue denied Chime its location, so region notifications wait: turn Location Services "

@@ -1,4 +1,5 @@
 import ChimeCore
+import Spelling
 
 /// The user's config as chimed uses it, and what chimed made of its file when it last read
 /// it: the categories and app settings in force, the errors `Status` reports, and which
@@ -77,7 +78,7 @@ struct ConfigInForce {
 
     private func unknown(_ name: String) -> FieldError {
         let known = categories.keys.sorted()
-        let guess = NearMiss.nearest(to: name, among: known + Self.standardCategories.sorted())
+        let guess = Spelling.nearest(to: name, among: known + Self.standardCategories.sorted())
         return FieldError("category", "'\(name)' is neither built in nor in the config (known: \(known.joined(separator: ", ")); "
             + "standard ones such as email.arrived are passed on to the server)" + (guess.map { "; did you mean '\($0)'?" } ?? "."))
     }

@@ -1,4 +1,5 @@
 import ChimeCore
+import Spelling
 import FoundationEssentials
 
 /// Turns the groups of a parsed key file into categories, buttons and app settings, and
@@ -162,7 +163,7 @@ struct ConfigReader {
             } else {
                 missing.insert(key)
                 let known = Array(Config.builtInActions.keys) + Array(defined.keys)
-                let guess = NearMiss.nearest(to: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+                let guess = Spelling.nearest(to: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
                 fail(group, "Actions", "Actions lists '\(key)', which is not an action\(guess): define [Action \(key)], or use "
                     + "complete or remind; the category shows its other buttons.")
             }

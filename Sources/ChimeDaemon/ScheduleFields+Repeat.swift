@@ -43,7 +43,7 @@ extension ScheduleFields {
             return recurrence
         }
         guard let repeatUnit else {
-            if every != nil { throw FieldError("every", "needs repeat: every 30 of which unit?") }
+            if let every { throw FieldError("every", "needs repeat: every \(every) of which unit?") }
             for (name, given) in [("on", details.on != nil), ("until", details.until != nil), ("count", details.count != nil)] where given {
                 throw FieldError(name, "needs repeat: say how it repeats, e.g. repeat weekly.")
             }

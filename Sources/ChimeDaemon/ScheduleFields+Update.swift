@@ -60,7 +60,7 @@ extension ScheduleFields {
     private func refined(_ existing: Recurrence?, trigger: Trigger, now: Date, systemZone: Zone) throws(FieldError) -> Recurrence {
         let details = repeatDetails
         guard let existing else {
-            if every != nil { throw FieldError("every", "needs repeat: every 30 of which unit?") }
+            if let every { throw FieldError("every", "needs repeat: every \(every) of which unit?") }
             let name = details.on != nil ? "on" : details.until != nil ? "until" : "count"
             throw FieldError(name, "needs repeat: it fires once; say how it repeats, e.g. repeat weekly.")
         }

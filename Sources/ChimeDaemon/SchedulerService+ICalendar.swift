@@ -32,7 +32,7 @@ extension SchedulerService {
     ) throws(DBusError) {
         try Self.openLibical()
         guard let components = CalendarText.components(of: text, lines: lines) else {
-            throw .invalidArgs("text: not iCalendar: it has no BEGIN:VCALENDAR.")
+            throw .invalidArgs("text: not iCalendar: " + CalendarText.whyNotCalendar(text))
         }
         guard lines.isEmpty || lines.count == components.count else {
             throw .invalidArgs("lines: \(lines.count) given for \(components.count) VEVENT and VTODO components.")

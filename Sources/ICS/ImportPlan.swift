@@ -91,6 +91,15 @@ public enum CalendarText {
     /// Opens libical if it is not open yet; nil once it is, else the sentence that says why not.
     public static func loadFailure() -> String? { ICalendar.loadFailure() }
 
+    /// Why libical found no iCalendar object in `text`, as the end of a sentence: the line
+    /// that opens a calendar, or the one that closes it (a file cut short has that one missing).
+    public static func whyNotCalendar(_ text: String) -> String {
+        let lines = Set(text.split(whereSeparator: \.isNewline).map { String($0.filter { !$0.isWhitespace }).uppercased() })
+        if !lines.contains("BEGIN:VCALENDAR") { return "it has no BEGIN:VCALENDAR." }
+        if !lines.contains("END:VCALENDAR") { return "it has no END:VCALENDAR, so it may be cut short." }
+        return "libical cannot read it."
+    }
+
     /// The VEVENTs and VTODOs of `text`, in its order; nil when it holds no iCalendar object.
     /// Their labels name the `lines` given, when there is one per component (the lines of a
     /// larger file `text` was cut from), else `text`'s own. libical must be open (``loadFailure()``).

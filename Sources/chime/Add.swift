@@ -136,15 +136,9 @@ struct Add: ParsableCommand {
         return options + EntryOptions.entries(actions: actions, userInfo: userInfo)
     }
 
-    /// The options chimed's refusals may name by key.
-    var typed: [TypedOption] {
-        category.map { [TypedOption(key: "category", names: ["--category"], value: $0)] } ?? []
-    }
-
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
-        let id = try client.scheduleSimple(when: when, title: title, body: body, options: options,
-                                           whenOption: after == nil ? "--at" : "--in", typed: typed)
+        let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
         // A place has no fire time to echo: the bare id, then whether its service is there.
         let described = place.isGiven ? nil : (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Self.echo(id: id, described: described ?? [], json: json))

@@ -20,7 +20,8 @@ struct Chime: ParsableCommand {
               0   success; for doctor: healthy
               1   chimed refused or failed the request (an id that does not exist, say); \
             for doctor: unhealthy
-              64  usage error: unknown option, malformed or invalid value
+              64  usage error: an unknown command or option, a malformed or invalid \
+            value (the error names it as it was typed)
               65  import: the file is not iCalendar
               66  import: the file cannot be read
               69  unavailable: no session bus, chimed could not be reached, or the running \

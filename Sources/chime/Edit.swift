@@ -85,9 +85,8 @@ struct Edit: ParsableCommand {
     var json = false
 
     func run() throws {
-        let typed = category.map { [TypedOption(key: "category", names: ["--category"], value: $0)] } ?? []
         let client = try SchedulerClient.connectOrFail()
-        try client.updateSimple(id, changes: changes, whenOption: after == nil ? "--at" : "--in", typed: typed)
+        try client.updateSimple(id, changes: changes)
         let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Add.echo(id: id, described: described ?? [], json: json))
     }

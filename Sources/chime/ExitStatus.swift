@@ -34,13 +34,18 @@ func fail(_ message: String, _ status: ExitCode) -> ExitCode {
 ///
 /// chimed's messages are its API and stay English; the sentences chime says itself, or
 /// says in chimed's place when it knows the error (`id`: the one the call named), are
-/// in the session's language.
+/// in the session's language. A refused value is named by the option the user typed, not
+/// by chimed's key (``RefusalText``).
 func fail(_ error: DBusError, about id: String? = nil) -> ExitCode {
     switch error.name {
     case DBusError.invalidArgsName:
-        return fail(error.message, ExitStatus.usage)
+        return fail(RefusalText.sentence(error.message, typed: TypedWords()) ?? error.message, ExitStatus.usage)
     case ChimeError.notFound where id != nil:
         return fail(localized("No notification has the id '%1$s'.", id ?? ""), ExitStatus.failure)
+    case ChimeError.notShown where id != nil && error.message.contains(" is not on screen"):
+        // chimed's sentence sends D-Bus callers to Update; a user moves it with chime edit.
+        return fail(localized("Notification '%1$s' is not on screen, so there is nothing to snooze; chime edit %1$s --in 10m moves a scheduled one.",
+                              id ?? ""), ExitStatus.failure)
     case DBusError.serviceUnknownName, DBusError.noReplyName, "org.freedesktop.DBus.Error.Disconnected",
          "org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.ExecFailed",
          "org.freedesktop.DBus.Error.Spawn.ChildSignaled", "org.freedesktop.DBus.Error.NameHasNoOwner":

@@ -49,7 +49,7 @@ struct Import: ParsableCommand {
         }
         // No iCalendar text has a NUL, and no D-Bus string can carry one.
         let cut = CalendarParts(text.utf8.contains(0) ? String(text.unicodeScalars.filter { $0 != "\0" }) : text)
-        guard cut.isCalendar else { throw notICalendar() }
+        guard cut.isCalendar else { throw notICalendar(text) }
         let client = try SchedulerClient.connectOrFail()
         var refused = 0, answered = false
         var scheduled: [JSONText] = []
@@ -70,7 +70,7 @@ struct Import: ParsableCommand {
                                      part.lines.map(String.init).joined(separator: ", "), error.message))
                 continue
             } catch where error.name == DBusError.invalidArgsName && error.message.hasPrefix("text: not iCalendar") {
-                throw notICalendar()
+                throw notICalendar(text)
             } catch where [ChimeError.failed, ChimeError.diskFull, ChimeError.busy].contains(error.name) {
                 // Nothing of this part is stored, and what kept it out (no libical, a full
                 // disk) would keep the next parts out too; those printed above are stored.
@@ -92,8 +92,17 @@ struct Import: ParsableCommand {
         if refused > 0 { throw ExitStatus.failure }
     }
 
-    private func notICalendar() -> ExitCode {
-        fail(localized("'%1$s' is not an iCalendar file: it has no BEGIN:VCALENDAR.", file), ExitCode(65))
+    /// Says which line that frames a calendar `text` lacks, as chimed does: a file whose
+    /// END:VCALENDAR is missing was cut short, and has its BEGIN.
+    private func notICalendar(_ text: String) -> ExitCode {
+        let lines = Set(text.split(whereSeparator: \.isNewline).map { String($0.filter { !$0.isWhitespace }).uppercased() })
+        if !lines.contains("BEGIN:VCALENDAR") {
+            return fail(localized("'%1$s' is not an iCalendar file: it has no BEGIN:VCALENDAR.", file), ExitCode(65))
+        }
+        if !lines.contains("END:VCALENDAR") {
+            return fail(localized("'%1$s' is not an iCalendar file: it has no END:VCALENDAR, so it may be cut short.", file), ExitCode(65))
+        }
+        return fail(localized("'%1$s' is not an iCalendar file that libical can read.", file), ExitCode(65))
     }
 
     /// The whole file, or standard input for `-`; nil when it cannot be read.

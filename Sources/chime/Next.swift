@@ -31,11 +31,19 @@ struct Next: ParsableCommand {
     @OptionGroup var rule: RuleOptions
 
     @Option(name: [.customShort("n"), .customLong("number")],
-            help: "How many fire times to print (default 5, or --count when that is given).")
+            help: "How many fire times to print, 1 to \(Limits.nextFireCount.upperBound) (default 5, or --count when that is given).")
     var number: UInt32?
 
     @Flag(help: "Print JSON (an array of {\"time\", \"timestamp\"} objects) instead of lines.")
     var json = false
+
+    func validate() throws {
+        // chimed would name its own argument, count, which is --count here.
+        if let number, !Limits.nextFireCount.contains(number) {
+            throw ValidationError(localized("%1$s must be between 1 and %2$s, not %3$s.", TypedWords().spelling(of: ["-n", "--number"]),
+                                            String(Limits.nextFireCount.upperBound), String(number)))
+        }
+    }
 
     func run() throws {
         let client = try SchedulerClient.connectOrFail()

@@ -32,6 +32,11 @@ struct NotifyRequest: Equatable {
         for action in actions where action.isEmpty || action.hasPrefix("=") || action.hasSuffix("=") {
             throw ValidationError(localized("malformed action '%1$s': expected [KEY=]LABEL, as in done=Done.", action))
         }
+        // What chimed reads as one (Presenter's replacement(named:)); its refusal would name its key, replaces.
+        if let replaceID, UInt32(replaceID) == nil, !NotificationID.isWellFormed(replaceID) {
+            throw ValidationError(localized("%1$s '%2$s' is neither an id chime notify -p printed nor a server id (a whole number).",
+                                            TypedWords().spelling(of: ["-r", "--replace-id"]), replaceID))
+        }
     }
 
     /// The `a{ss}` options of `PresentNowSimple`; chimed validates the values.
@@ -98,8 +103,7 @@ struct NotifyRequest: Equatable {
             id = try reply.arguments().first?.stringValue
             daemon = reply.sender
         } catch {
-            let typed = category.map { [TypedOption(key: "category", names: ["-c", "--category"], value: $0)] } ?? []
-            throw client.failure(error, calling: Scheduler1.presentNowSimple, typed: typed)
+            throw client.failure(error, calling: Scheduler1.presentNowSimple)
         }
         if json, !wait { printJSON(id: id, action: nil) }
         if printID, !json, let id { print(HumanText.escaped(id)) }

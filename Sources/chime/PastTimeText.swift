@@ -8,13 +8,13 @@ enum PastTimeText {
     /// Why `--allow-past` without `--at` is a usage error (add and edit): a duration is never past.
     static var allowPastNeedsAt: String { localized("--allow-past goes with --at: it lets that time be in the past.") }
 
-    /// `error` reworded when it refuses a time in the past: `--at 2020-01-01 10:00 is 6
-    /// years ago; to show it now use chime notify.`; any other error as it is.
-    static func reworded(_ error: DBusError, option: String) -> DBusError {
-        guard error.name == DBusError.invalidArgsName, let (when, ago) = PastWhen.parse(error.message) else { return error }
+    /// chimed's `message` said anew when it refuses a time in the past: `--at 2020-01-01
+    /// 10:00 is 6 years ago; to show it now use chime notify.`, with `option` as typed;
+    /// nil for any other message.
+    static func sentence(_ message: String, option: String) -> String? {
+        guard let (when, ago) = PastWhen.parse(message) else { return nil }
         // TRANSLATORS: %1$s is the option typed (--at), %2$s the time as typed, %3$s how long ago, as in "Due %1$s ago.".
-        let sentence = localized("%1$s %2$s is %3$s ago; to show it now use chime notify.", option, when, spoken(ago))
-        return DBusError(name: error.name, message: sentence)
+        return localized("%1$s %2$s is %3$s ago; to show it now use chime notify.", option, when, spoken(ago))
     }
 
     /// A span as chimed says it in English ("6 years", "2 h 5 min") in the session's

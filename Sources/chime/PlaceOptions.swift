@@ -9,7 +9,8 @@ struct PlaceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Fire on entering or leaving the circle around a point (GeoClue).", valueName: "LAT,LON"))
     var near: String?
 
-    @Option(help: ArgumentHelp("The circle's radius for --near, in m or km (default \(Int(PlaceText.defaultRadius))m).", valueName: "DISTANCE"))
+    @Option(help: ArgumentHelp("The circle's radius for --near, in m or km (default \(Int(PlaceText.defaultRadius))m, at most \(Int(PlaceText.maximumRadius / 1000))km).",
+                             valueName: "DISTANCE"))
     var radius: String?
 
     @Option(name: .customLong("on-network"),
@@ -39,7 +40,13 @@ struct PlaceOptions: ParsableArguments {
         }
         if let radius {
             guard near != nil else { throw ValidationError(localized("--radius applies to --near, not to --on-network.")) }
-            guard PlaceText.metres(radius) != nil else { throw ValidationError(localized("--radius '%1$s' is not a distance such as 150m or 2km.", radius)) }
+            guard let metres = PlaceText.metres(radius), metres > 0 else {
+                throw ValidationError(localized("--radius '%1$s' is not a distance such as 150m or 2km.", radius))
+            }
+            guard metres <= PlaceText.maximumRadius else {
+                throw ValidationError(localized("--radius '%1$s' is more than %2$s, the largest circle Chime watches.", radius,
+                                                "\(Int(PlaceText.maximumRadius / 1000))km"))
+            }
         }
         if let network, network.allSatisfy(\.isWhitespace) {
             throw ValidationError(localized("--on-network needs a name: a connection id or a Wi-Fi SSID."))

@@ -4,27 +4,15 @@ import DBus
 /// The methods the commands call, typed. Each ends the command with a message and the
 /// documented exit status when chimed refuses or cannot be reached.
 extension SchedulerClient {
-    /// Schedules a notification given in the string form; its id. `whenOption` is the
-    /// option `when` was typed as, which a refusal of a time in the past names; `typed`,
-    /// the options other refusals may name.
-    func scheduleSimple(when: String, title: String, body: String, options: [(String, String)],
-                        whenOption: String, typed: [TypedOption] = []) throws -> String {
-        let arguments: [Value] = [.string(when), .string(title), .string(body), .stringDictionary(options)]
-        do throws(DBusError) {
-            return try call(Scheduler1.scheduleSimple, arguments).first?.stringValue ?? ""
-        } catch {
-            throw failure(PastTimeText.reworded(error, option: whenOption), calling: Scheduler1.scheduleSimple, typed: typed)
-        }
+    /// Schedules a notification given in the string form; its id.
+    func scheduleSimple(when: String, title: String, body: String, options: [(String, String)]) throws -> String {
+        try callOrFail(Scheduler1.scheduleSimple, [.string(when), .string(title), .string(body), .stringDictionary(options)])
+            .first?.stringValue ?? ""
     }
 
-    /// Changes scheduled notification `id` as `changes` (the string form) say; `whenOption`
-    /// and `typed` as for ``scheduleSimple(when:title:body:options:whenOption:typed:)``.
-    func updateSimple(_ id: String, changes: [(String, String)], whenOption: String, typed: [TypedOption] = []) throws {
-        do throws(DBusError) {
-            _ = try call(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)])
-        } catch {
-            throw failure(PastTimeText.reworded(error, option: whenOption), calling: Scheduler1.updateSimple, about: id, typed: typed)
-        }
+    /// Changes scheduled notification `id` as `changes` (the string form) say.
+    func updateSimple(_ id: String, changes: [(String, String)]) throws {
+        _ = try callOrFail(Scheduler1.updateSimple, [.string(id), .stringDictionary(changes)], about: id)
     }
 
     /// Snoozes notification `id`, on screen, until `when`; the id of the copy that will fire.

@@ -23,23 +23,19 @@ struct SchedulerClient {
     }
 
     /// Calls `method`, or ends the command with the error's message and exit status;
-    /// `id` is the notification the call names, for a "no such id" in the session's language;
-    /// `typed`, the options whose keys chimed's sentence may name, to say them as typed.
-    func callOrFail(_ method: MethodDeclaration, _ arguments: [Value], about id: String? = nil,
-                    typed: [TypedOption] = []) throws -> [Value] {
-        do { return try call(method, arguments) } catch { throw failure(error, calling: method, about: id, typed: typed) }
+    /// `id` is the notification the call names, for a "no such id" in the session's language.
+    func callOrFail(_ method: MethodDeclaration, _ arguments: [Value], about id: String? = nil) throws -> [Value] {
+        do { return try call(method, arguments) } catch { throw failure(error, calling: method, about: id) }
     }
 
     /// Prints what went wrong with a call to `method` and returns the exit status: a
     /// daemon of another interface version gets one sentence naming it and the fix (69),
     /// anything else the mapping of ``fail(_:)``, a refused value named by the option typed.
-    func failure(_ error: DBusError, calling method: MethodDeclaration, about id: String? = nil,
-                 typed: [TypedOption] = []) -> ExitCode {
+    func failure(_ error: DBusError, calling method: MethodDeclaration, about id: String? = nil) -> ExitCode {
         if let mismatch = InterfaceMismatch.diagnose(error, calling: method, lookups: BusLookups(connection: connection)) {
             return fail(mismatch.localizedSentence, ExitStatus.unavailable)
         }
-        guard error.name == DBusError.invalidArgsName else { return fail(error, about: id) }
-        return fail(DBusError(name: error.name, message: typed.inUsersWords(error.message)), about: id)
+        return fail(error, about: id)
     }
 
     /// Calls `method` on chimed (starting it through activation if needed).

@@ -7,6 +7,7 @@ do {
     if arguments.first == "notify", let request = NotifyRequest(fastParsing: Array(arguments.dropFirst())) {
         try request.send()
     } else {
+        if let unknown = Chime.unknownCommand(in: arguments) { throw ValidationError(unknown) }
         var command = try Chime.parseAsRoot(arguments)
         try command.run()
     }

@@ -126,6 +126,15 @@ struct RRuleTests {
         #expect(error?.field == "rrule")
     }
 
+    @Test func aFrequencyChimeDoesNotRepeatByIsNamedNotCalledMissing() {
+        #expect(throws: FieldError("rrule", "'FREQ=SECONDLY' is not a frequency Chime repeats by; use FREQ=MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY.")) {
+            try Recurrence.parse(rrule: "FREQ=SECONDLY")
+        }
+        #expect(throws: FieldError("rrule", "needs FREQ: MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY.")) {
+            try Recurrence.parse(rrule: "INTERVAL=2")
+        }
+    }
+
     @Test func weekdayNamesAndShorthands() throws {
         #expect(try RepeatDay.parse("weekdays") == (0...4).map(RepeatDay.weekday))
         #expect(try RepeatDay.parse("Monday, WED,fri") == [.weekday(0), .weekday(2), .weekday(4)])

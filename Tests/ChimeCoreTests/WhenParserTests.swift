@@ -135,6 +135,22 @@ struct WhenParserTests {
         #expect(throws: FieldError("at", reason)) { try parser().trigger(text) }
     }
 
+    /// A phrase that is partly understood blames the word that is not, and shows a phrase
+    /// that reads when there is one.
+    @Test(arguments: [
+        ("tomorrow morning", "'tomorrow morning' is not a time: 'morning' is not understood; give a clock time, as in 'tomorrow 9:00'."),
+        ("Friday evening", "'Friday evening' is not a time: 'evening' is not understood; give a clock time, as in 'Friday 18:00'."),
+        ("tonight", "'tonight' is not a time: 'tonight' is not understood; give a clock time, as in '21:00'."),
+        ("tomorow", "'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?"),
+        ("tomorow 9:00", "'tomorow 9:00' is not a time: 'tomorow' is not understood; did you mean 'tomorrow 9:00'?"),
+        ("next wensday", "'next wensday' is not a time: 'wensday' is not understood; did you mean 'next wednesday'?"),
+        ("febuary 14", "'febuary 14' is not a time: 'febuary' is not understood; did you mean 'february 14'?"),
+        ("tomorrow blah", "'tomorrow blah' is not a time: 'blah' is not understood; use 15:00, 3pm, noon, tomorrow, fri 9:00, next fri, dec 24 18:00, 24.12.2026, in 2 hours, now + 1 day or ISO 8601."),
+    ])
+    func theWordNotUnderstoodIsNamedWithAPhraseThatReads(text: String, reason: String) {
+        #expect(throws: FieldError("at", reason)) { try parser().trigger(text) }
+    }
+
     @Test func anUnknownZoneNamesTheZoneField() {
         #expect(throws: FieldError("zone", "'Mars/Base' is not a known time zone.")) { try parser().trigger("15:00", zone: "Mars/Base") }
         #expect(throws: FieldError("zone", "'' is not a known time zone.")) { try parser().trigger("in 5m", zone: "") }

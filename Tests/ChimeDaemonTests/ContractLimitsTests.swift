@@ -10,6 +10,10 @@ struct ContractLimitsTests {
         #expect(Store.itemizedCancelLimit == Limits.itemizedCancel)
     }
 
+    @Test func chimeRefusesTheRadiiChimedRefuses() {
+        #expect(Region.maximumRadius == PlaceText.maximumRadius)
+    }
+
     @Test func presentNowWaitsAsTheContractSays() {
         #expect(Presenter.maxWaitingImmediate == Limits.waitingToPresent)
     }

@@ -73,7 +73,7 @@ struct AddEchoTests {
         let session = try TestSession()
         let offset = try session.run(["chime", "add", "Tea", "--at", "2030-12-24T18:00+24:00"])
         #expect(offset.status == 64, "\(offset)")
-        #expect(offset.stderr == "chime: at: '2030-12-24T18:00+24:00' has the offset '+24:00', which is not one: "
+        #expect(offset.stderr == "chime: --at '2030-12-24T18:00+24:00' has the offset '+24:00', which is not one: "
             + "use Z or ±HH:MM from -23:59 to +23:59.\n", "\(offset)")
         let word = try session.run(["chime", "add", "Tea", "--at", "half past nine"])
         #expect(word.status == 64 && word.stderr.contains("'half' is not understood; use 15:00, 3pm, noon, tomorrow"), "\(word)")

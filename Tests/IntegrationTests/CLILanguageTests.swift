@@ -22,6 +22,10 @@ struct CLILanguageTests {
         (LanguageTests.german, ["log", "--limt", "3"],
          "chime: Unbekannte Option »--limt«. Meinten Sie »--limit«? Weitere Informationen mit »chime --help«.\n"),
         (english, ["log", "--limt", "3"], "chime: Unknown option '--limt'. Did you mean '--limit'? See 'chime --help'.\n"),
+        (LanguageTests.german, ["lsit"], "chime: Unbekannter Befehl »lsit«. Meinten Sie »list«? Weitere Informationen mit »chime --help«.\n"),
+        // chimed refused the value; chime names the option typed and says the fix in the session's language.
+        (LanguageTests.german, ["add", "Standup", "--at", "9:30", "--repeat", "weekdays"],
+         "chime: --repeat »weekdays« ist keine Zeiteinheit; meinten Sie --repeat week --on weekdays?\n"),
     ])
     func aUsageErrorIsOneSentenceInTheSessionsLanguageWithStatus64(language: [String: String], arguments: [String], expected: String) throws {
         let session = try Self.session(language)
@@ -46,7 +50,8 @@ struct CLILanguageTests {
         let session = try Self.session(LanguageTests.german)
         let result = try session.run(["chime", "badge", "--app", "../etc/passwd", "1"])
         #expect(result.status == 64, "\(result)")
-        #expect(result.stderr == "chime: desktopEntry: '../etc/passwd' is not a desktop entry id such as org.gnome.Calendar.\n", "\(result)")
+        // Named by the option typed, not chimed's key desktopEntry; chimed's reason as it said it.
+        #expect(result.stderr == "chime: --app '../etc/passwd' is not a desktop entry id such as org.gnome.Calendar.\n", "\(result)")
     }
 
     @Test func humanOutputIsInTheSessionsLanguageAndJSONIsNot() throws {

@@ -12,17 +12,17 @@ struct CalendarTests {
     @Test(arguments: ["vietnamese", "ethiopicAmeteAlem", "ethioaa"])
     func calendarsFoundationOnlyPretendsToHaveAreRefusedWithTheSupportedOnes(name: String) throws {
         let session = try TestSession()
-        let refusal = "calendar: '\(name)' is not a known calendar; use one of \(Self.supported)."
+        let refusal = "'\(name)' is not a known calendar; use one of \(Self.supported)."
         let add = try session.run(["chime", "add", "Rent", "--at", "9:00", "--repeat", "month", "--calendar", name])
         #expect(add.status == 64, "\(add)")
-        #expect(add.stderr.contains(refusal) && add.stderr.split(separator: "\n").count == 1, "\(add)")
+        #expect(add.stderr == "chime: --calendar " + refusal + "\n", "\(add)")
         let next = try session.run(["chime", "next", "9:00", "--repeat", "month", "--calendar", name])
-        #expect(next.status == 64 && next.stderr.contains(refusal), "\(next)")
+        #expect(next.status == 64 && next.stderr == "chime: --calendar " + refusal + "\n", "\(next)")
 
         let typed = try session.run(["gdbus", "call", "--session", "--dest", "io.github.chime.Chime", "--object-path",
                                      "/io/github/chime/Chime", "--method", "io.github.chime.Scheduler1.Schedule",
                                      "{'title': <'Rent'>, 'when': <'9:00'>, 'repeat': <'month'>, 'calendar': <'\(name)'>}"])
-        #expect(typed.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: \(refusal)"), "\(typed)")
+        #expect(typed.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: calendar: \(refusal)"), "\(typed)")
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
     }
 

@@ -20,21 +20,21 @@ struct CategoryTests {
         let session = try session()
         let added = try session.run(["chime", "add", "Tea", "--in", "1h", "--category", "reminders"])
         #expect(added.status == 64, "\(added)")
-        #expect(added.stderr == "chime: --category reminders is neither built in nor in the config \(Self.known); "
+        #expect(added.stderr == "chime: --category 'reminders' is neither built in nor in the config \(Self.known); "
             + "did you mean 'reminder'?\n", "\(added)")
         let shown = try session.run(["chime", "notify", "-c", "todos", "Tea"])
         #expect(shown.status == 64, "\(shown)")
-        #expect(shown.stderr == "chime: -c todos is neither built in nor in the config \(Self.known); did you mean 'todo'?\n",
+        #expect(shown.stderr == "chime: -c 'todos' is neither built in nor in the config \(Self.known); did you mean 'todo'?\n",
                 "\(shown)")
         let long = try session.run(["chime", "notify", "--category=work", "Tea"])
         #expect(long.status == 64, "\(long)")
-        #expect(long.stderr == "chime: --category work is neither built in nor in the config \(Self.known).\n", "\(long)")
+        #expect(long.stderr == "chime: --category 'work' is neither built in nor in the config \(Self.known).\n", "\(long)")
 
         let id = try session.add("Tea", "--in", "1h", "--category", "todo")
         let edited = try session.run(["chime", "edit", id, "--category", "Reminder"])
         #expect(edited.status == 64, "\(edited)")
         #expect(edited.stderr.hasSuffix("; did you mean 'reminder'?\n"), "\(edited)")
-        #expect(edited.stderr.hasPrefix("chime: --category Reminder is neither built in"), "\(edited)")
+        #expect(edited.stderr.hasPrefix("chime: --category 'Reminder' is neither built in"), "\(edited)")
         #expect(try session.listedIDs() == [id], "nothing refused was scheduled")
         #expect(try session.notifyCalls().isEmpty, "nothing refused was shown")
     }
@@ -82,7 +82,7 @@ struct CategoryTests {
         try session.writeConfig("[Category todo]\nActions=complete;complete;\n")
         let result = try session.run(["chime", "notify", "-c", "todo", "Tea"])
         #expect(result.status == 64, "\(result)")
-        #expect(result.stderr == "chime: -c todo has an error in the config, so it is not used: \(session.configFile.path):2: "
+        #expect(result.stderr == "chime: -c 'todo' has an error in the config, so it is not used: \(session.configFile.path):2: "
             + "[Category todo] Actions lists 'complete' twice.\n", "\(result)")
     }
 
@@ -97,7 +97,7 @@ struct CategoryTests {
 
         let refused = try session.run(["chime", "edit", id, "--category", "todo"])
         #expect(refused.status == 64, "\(refused)")
-        #expect(refused.stderr.hasPrefix("chime: --category todo is neither built in nor in the config (known: reminder, work;"),
+        #expect(refused.stderr.hasPrefix("chime: --category 'todo' is neither built in nor in the config (known: reminder, work;"),
                 "\(refused)")
         let edited = try session.run(["chime", "edit", id, "--title", "Invoice due", "--in", "1s"])
         #expect(edited.status == 0, "\(edited)")

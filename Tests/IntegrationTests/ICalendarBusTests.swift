@@ -152,7 +152,10 @@ struct ICalendarBusTests {
         let alarms = "BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:Many\nDTSTART:20300101T000000Z\n"
             + String(repeating: "BEGIN:VALARM\nTRIGGER:-PT1M\nEND:VALARM\n", count: 300) + "END:VEVENT\nEND:VCALENDAR\n"
         let cases: [(String, String)] = [
-            ("Just some notes", "not iCalendar"),
+            ("Just some notes", "not iCalendar: it has no BEGIN:VCALENDAR."),
+            // Cut short: the line missing is the last, not the first.
+            ("BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:x\nDTSTART:20300101T000000Z\nEND:VEVENT\n",
+             "not iCalendar: it has no END:VCALENDAR, so it may be cut short."),
             (junk, "not iCalendar"),
             (String(repeating: "BEGIN:VCALENDAR\n", count: 2), ""),
             ("BEGIN:VCALENDAR\n" + junk, ""),

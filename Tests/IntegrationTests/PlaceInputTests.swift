@@ -9,12 +9,12 @@ struct PlaceInputTests {
                          "--method", "io.github.chime.Scheduler1.Schedule"]
 
     @Test(arguments: [
-        (["--near", "91,13.4"], "region.latitude: 91.0 is outside -90 to 90 degrees."),
-        (["--near=-90.5,13.4"], "region.latitude"),
-        (["--near", "52.5,180.5"], "region.longitude: 180.5 is outside -180 to 180 degrees."),
-        (["--near", "52.5,13.4", "--radius", "0m"], "region.radius: must be more than 0 metres"),
-        (["--near", "52.5,13.4", "--radius=-5m"], "region.radius"),
-        (["--near", "52.5,13.4", "--radius", "101km"], "is more than the limit of 100 km"),
+        (["--near", "91,13.4"], "--near '91,13.4': 91.0 is outside -90 to 90 degrees."),
+        (["--near=-90.5,13.4"], "--near '-90.5,13.4'"),
+        (["--near", "52.5,180.5"], "--near '52.5,180.5': 180.5 is outside -180 to 180 degrees."),
+        (["--near", "52.5,13.4", "--radius", "0m"], "--radius '0m' is not a distance such as 150m or 2km."),
+        (["--near", "52.5,13.4", "--radius=-5m"], "--radius '-5m' is not a distance"),
+        (["--near", "52.5,13.4", "--radius", "101km"], "--radius '101km' is more than 100km, the largest circle Chime watches."),
         (["--near", "52.5,13.4", "--at", "15:00"], "give a time (--at, --in) or a place (--near, --on-network), not both"),
         (["--on-network", "Office", "--in", "5m"], "not both"),
         (["--on-network", ""], "--on-network needs a name"),
@@ -22,7 +22,7 @@ struct PlaceInputTests {
         (["--near", "52.5,13.4", "--radius", "far"], "is not a distance"),
         (["--near", "52.5,13.4", "--on-network", "Office"], "give one place"),
         (["--in", "5m", "--every-time"], "--every-time needs a place"),
-        (["--near", "52.5,13.4", "--repeat", "day"], "repeat: and region cannot both be given"),
+        (["--near", "52.5,13.4", "--repeat", "day"], "--repeat and --near cannot both be given"),
     ])
     func badPlacesOnTheCommandLine(_ arguments: [String], _ sentence: String) throws {
         let session = try TestSession(capabilities: nil)

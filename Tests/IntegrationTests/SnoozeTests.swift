@@ -145,8 +145,8 @@ struct SnoozeTests {
     }
 
     @Test(arguments: [
-        ("soonish", "when: 'soonish' is neither a duration (10m, 1h30m, 2d) nor a time"),
-        ("-5m", "when: '-5m' is neither a duration"),
+        ("soonish", "chime: 'soonish' is neither a duration (10m, 1h30m, 2d) nor a time"),
+        ("-5m", "chime: '-5m' is neither a duration"),
         ("2000-01-01 09:00", "is not ahead: a snoozed notification comes back later."),
     ])
     func aBadTimeIsAUsageErrorAndLeavesItOnScreen(when: String, sentence: String) throws {

@@ -104,8 +104,11 @@ extension Recurrence {
             guard pair.count == 2, values[pair[0]] == nil else { throw FieldError(field, "'\(part)' is not a NAME=VALUE part.") }
             values[pair[0]] = pair[1]
         }
-        guard let frequency = values.removeValue(forKey: "FREQ"), let unit = frequencies.first(where: { $0.1 == frequency })?.0
-        else { throw FieldError(field, "needs FREQ: MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY.") }
+        let units = "MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY"
+        guard let frequency = values.removeValue(forKey: "FREQ") else { throw FieldError(field, "needs FREQ: \(units).") }
+        guard let unit = frequencies.first(where: { $0.1 == frequency })?.0 else {
+            throw FieldError(field, "'FREQ=\(frequency)' is not a frequency Chime repeats by; use FREQ=\(units).")
+        }
         func number(_ key: String) throws(FieldError) -> Int? {
             guard let text = values.removeValue(forKey: key) else { return nil }
             guard let value = Int(text) else { throw FieldError(field, "\(key)=\(text) is not a whole number.") }

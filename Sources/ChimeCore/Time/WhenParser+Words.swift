@@ -178,14 +178,18 @@ extension WhenReader {
 
     /// `dec 24`, `24 dec`, `december 24th 2027`, `24 december 2027`.
     private func namedDate(_ words: [String]) throws(FieldError) -> Day {
-        guard words.count == 2 || words.count == 3 else { throw notUnderstood(words.first { Self.months[$0] == nil } ?? words[0]) }
+        // The phrase is no other form: blame the word the parser does not know, not the
+        // first ("tomorrow morning" fails on 'morning').
+        guard words.count == 2 || words.count == 3 else {
+            throw notUnderstood(unknownWord(in: words) ?? words.first { Self.months[$0] == nil } ?? words[0])
+        }
         let month: Int, dayWord: String
         if let m = Self.months[words[0]] {
             (month, dayWord) = (m, words[1])
         } else if let m = Self.months[words[1]] {
             (month, dayWord) = (m, words[0])
         } else {
-            throw notUnderstood(words[0])
+            throw notUnderstood(unknownWord(in: words) ?? words[0])
         }
         let digits = dayWord.prefix(while: \.isASCIIDigit)
         guard let day = Int(digits), digits.count <= 2, ["", "st", "nd", "rd", "th"].contains(dayWord.dropFirst(digits.count)) else {
@@ -222,13 +226,13 @@ extension WhenReader {
         "fri": 5, "friday": 5, "sat": 6, "saturday": 6,
     ]
 
-    private static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
-    private static let monthNames = [
+    static let monthNames = [
         "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
     ]
 
-    private static let months: [String: Int] = {
+    static let months: [String: Int] = {
         var months: [String: Int] = ["sept": 9]
         for (index, name) in monthNames.enumerated() {
             months[name.lowercased()] = index + 1

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Spelling
 
 /// Parses the times people and scripts write.
 ///
@@ -86,6 +87,8 @@ struct WhenReader {
     /// The zone wall-clock forms are pinned to; nil leaves them floating.
     let zoneName: String?
     let dateOrder: WhenParser.DateOrder?
+    /// Whether an error suggests a phrase that reads; off while such a phrase is tried.
+    var suggests = true
 
     func trigger() throws(FieldError) -> Trigger {
         guard !input.isEmpty else { throw FieldError("at", "must not be empty; \(Self.usage).") }
@@ -322,7 +325,57 @@ struct WhenReader {
         FieldError("at", "'\(input)' is not a time; \(Self.usage).")
     }
 
+    /// `word` (lower case) is what the parser could not read in `input`. A part of the day
+    /// gets a clock time in its place and a slip the word it was meant to be, each only
+    /// when the phrase then reads; anything else gets the forms that work.
     func notUnderstood(_ word: String) -> FieldError {
-        FieldError("at", "'\(input)' is not a time: '\(word)' is not understood; \(Self.usage).")
+        let start = "'\(input)' is not a time: '\(word)' is not understood; "
+        if suggests, let time = Self.partsOfDay[word], let phrase = reads(replacing: word, with: time) {
+            return FieldError("at", start + "give a clock time, as in '\(phrase)'.")
+        }
+        if suggests, let meant = Spelling.suggestion(for: word, among: Self.vocabulary), let phrase = reads(replacing: word, with: meant) {
+            return FieldError("at", start + "did you mean '\(phrase)'?")
+        }
+        return FieldError("at", start + "\(Self.usage).")
+    }
+
+    /// The first of `words` that is no word of the parser's, nor a number, date or time
+    /// (which the parser reads by their shape); nil when each is one.
+    func unknownWord(in words: some Sequence<String>) -> String? {
+        words.first { word in
+            guard let first = word.first, !first.isASCIIDigit, first != "+" else { return false }
+            return !Self.knownWords.contains(word) && Self.weekdays[word] == nil && Self.months[word] == nil
+                && TimeUnit(spelling: word) == nil
+        }
+    }
+
+    /// `input` with `word` replaced by `replacement`, when that reads as a time.
+    private func reads(replacing word: String, with replacement: String) -> String? {
+        let phrase = input.split(whereSeparator: \.isWhitespace)
+            .map { $0.lowercased().trimmingSuffix(",") == word ? replacement : String($0) }
+            .joined(separator: " ")
+        var reader = WhenReader(input: phrase, now: now, clockZone: clockZone, zoneName: zoneName, dateOrder: dateOrder)
+        reader.suggests = false
+        return (try? reader.trigger()) == nil ? nil : phrase
+    }
+
+    /// The words of the spoken forms that are not weekdays, months or units.
+    static let knownWords: Set<String> = ["today", "tomorrow", "next", "now", "noon", "midnight", "teatime", "am", "pm", "at", "in"]
+
+    /// What a slip is matched against, the likeliest first.
+    static let vocabulary = ["today", "tomorrow", "now", "noon", "midnight", "teatime", "next"]
+        + weekdayNames.map { $0.lowercased() }
+        + monthNames.map { $0.lowercased() } + ["day", "week", "month", "year"]
+        + weekdays.keys.sorted() + months.keys.sorted()
+
+    /// A clock time for each part of the day people name: Chime does not guess what
+    /// "morning" means to someone, but shows the form that says it.
+    static let partsOfDay = ["morning": "9:00", "afternoon": "15:00", "evening": "18:00", "night": "21:00", "tonight": "21:00"]
+}
+
+extension String {
+    /// The text without one trailing `suffix`.
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
