@@ -218,7 +218,7 @@ soak:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	SWIFT="$(SWIFT)" CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/soak.sh
 
-# The README's picture, from a real run of chimed and dunst under Xvfb.
+# The README's picture, from a real run of chimed and GNOME Shell, headless.
 screenshot:
 	scripts/deps.sh screenshot
 	$(MAKE) --no-print-directory build
