@@ -2,15 +2,33 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Every command in README.md's `sh` blocks runs, on a private bus with a notification
-/// server, and succeeds. `make` lines are what CI itself runs, so they are skipped here.
+/// The README and the manual under docs/ stay true. Every command in their `sh` blocks runs,
+/// on a private bus with a notification server, and succeeds, each in a fresh session.
+/// `make` lines are what CI itself runs, so they are skipped here.
 @Suite(.timeLimit(.minutes(10)))
 struct ReadmeTests {
-    static func commands() throws -> [String] {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// One command of one page.
+    struct Example: Sendable, CustomTestStringConvertible {
+        let page: String
+        let command: String
+        var testDescription: String { "\(page): \(command)" }
+    }
+
+    /// README.md, then every page of docs/, as paths from the package root.
+    static func pages() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("docs").path)
+        return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    }
+
+    static func text(of page: String) throws -> String {
+        try String(contentsOf: packageRoot.appendingPathComponent(page), encoding: .utf8)
+    }
+
+    /// The lines of `page`'s `sh` blocks, `make` lines included.
+    static func commands(in page: String) throws -> [String] {
         var commands: [String] = []
         var inBlock = false
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in try text(of: page).split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("```") {
                 inBlock = !inBlock && line == "```sh"
                 continue
@@ -21,27 +39,59 @@ struct ReadmeTests {
         return commands
     }
 
-    @Test func readmeShowsCommandsToRun() throws {
-        let commands = try Self.commands()
-        #expect(commands.contains { $0.hasPrefix("make demo") })
-        #expect(commands.contains { $0.hasPrefix("make test") })
-        #expect(commands.contains { $0.hasPrefix("gdbus call") })
-        #expect(commands.contains { $0.hasPrefix("dbus-send") })
-        for command in ["chime add", "chime list", "chime cancel", "chime show", "chime log", "chime doctor",
-                        "Scheduler1.Schedule", "Scheduler1.ScheduleSimple"] {
-            #expect(commands.contains { $0.contains(command + " ") }, "README shows \(command)")
+    /// The commands a test runs: every page's, but `make` lines.
+    static func runnable(in page: String) throws -> [String] {
+        try commands(in: page).filter { !$0.hasPrefix("make ") }
+    }
+
+    static func examples() throws -> [Example] {
+        try pages().flatMap { page in try runnable(in: page).map { Example(page: page, command: $0) } }
+    }
+
+    /// Runs `command` as a reader would paste it: through sh, with the built `chime` first on PATH.
+    static func run(_ command: String, in session: TestSession) throws -> ProcessResult {
+        try session.run(["sh", "-c", "PATH=\"\(binDirectory.path):$PATH\"; " + command])
+    }
+
+    // MARK: - What the pages show
+
+    /// The front page shows the commands of a first day: schedule, look, cancel one, press,
+    /// read what happened, and the same from a program.
+    @Test func readmeShowsTheEverydayCommands() throws {
+        let commands = try Self.commands(in: "README.md")
+        for command in ["chime add", "chime list", "chime show", "chime cancel", "chime act", "chime log", "chime notify",
+                        "gdbus call", "dbus-send", "Scheduler1.Schedule"] {
+            #expect(commands.contains { $0 == command || $0.contains(command + " ") }, "README shows \(command)")
         }
     }
 
-    @Test(arguments: try ReadmeTests.commands().filter { !$0.hasPrefix("make ") })
-    func commandSucceeds(command: String) throws {
+    @Test(arguments: [
+        ("docs/developing.md", ["make demo", "make test"]),
+        ("docs/commands.md", ["chime notify", "chime log"]),
+        ("docs/scheduling.md", ["chime add", "chime list", "chime show", "chime edit", "chime next", "chime skip", "chime snooze"]),
+        ("docs/buttons.md", ["chime badge", "--category reminder"]),
+        ("docs/places.md", ["--near", "--on-network"]),
+        ("docs/calendars.md", ["chime import", "chime export"]),
+        ("docs/dbus.md", ["gdbus call", "dbus-send", "Scheduler1.Schedule", "Scheduler1.ScheduleSimple"]),
+        ("docs/troubleshooting.md", ["chime doctor"]),
+    ])
+    func pageShowsItsCommands(page: String, shown: [String]) throws {
+        let commands = try Self.commands(in: page)
+        for command in shown {
+            #expect(commands.contains { $0 == command || $0.contains(command + " ") }, "\(page) shows \(command)")
+        }
+    }
+
+    // MARK: - Every command runs
+
+    @Test(arguments: try ReadmeTests.examples())
+    func commandSucceeds(example: Example) throws {
         let session = try TestSession()
-        // The README's `chime` is the built one: put it first on PATH.
-        let result = try session.run(["sh", "-c", "PATH=\"\(binDirectory.path):$PATH\"; " + command])
-        #expect(result.status == 0, "\(command)\n\(result)")
+        let result = try Self.run(example.command, in: session)
+        #expect(result.status == 0, "\(example.command)\n\(result)")
         #expect(!result.stderr.contains("rror"), "\(result)")
         // What shows at once must reach the server.
-        if command.contains("notify ") || command.contains("PresentNow") {
+        if example.command.contains("notify ") || example.command.contains("PresentNow") {
             _ = try session.waitForNotifyCalls(1)
         }
     }
