@@ -3,8 +3,11 @@ import Testing
 import TestSupport
 
 /// The README and the manual under docs/ stay true. Every command in their `sh` blocks runs,
-/// on a private bus with a notification server, and succeeds, each in a fresh session.
-/// `make` lines are what CI itself runs, so they are skipped here.
+/// on a private bus with a notification server, and succeeds: alone in a fresh session,
+/// and with the rest of its page, in order, in a session that already holds a reminder of
+/// the reader's own, which must survive the page (a reader pastes a page's examples into
+/// the session where their reminders are). `make` lines are what CI itself runs, so they
+/// are skipped here.
 @Suite(.timeLimit(.minutes(10)))
 struct ReadmeTests {
     /// One command of one page.
@@ -46,6 +49,11 @@ struct ReadmeTests {
 
     static func examples() throws -> [Example] {
         try pages().flatMap { page in try runnable(in: page).map { Example(page: page, command: $0) } }
+    }
+
+    /// The pages with at least one command to run.
+    static func pagesWithExamples() throws -> [String] {
+        try pages().filter { try !runnable(in: $0).isEmpty }
     }
 
     /// Runs `command` as a reader would paste it: through sh, with the built `chime` first on PATH.
@@ -94,5 +102,23 @@ struct ReadmeTests {
         if example.command.contains("notify ") || example.command.contains("PresentNow") {
             _ = try session.waitForNotifyCalls(1)
         }
+    }
+
+    /// A page's commands pasted one after another, in a session where the reader had
+    /// scheduled a reminder of their own: each succeeds, and the reader's reminder is still
+    /// scheduled after the last. An example that cancels must cancel only what it made.
+    @Test(arguments: try ReadmeTests.pagesWithExamples())
+    func tourKeepsTheReadersReminder(page: String) throws {
+        let session = try TestSession()
+        let own = try session.add("Renew the passport", "Before the summer", "--at", "2031-04-01 09:00", "--repeat", "year",
+                                  "--category", "reminder")
+        for command in try Self.runnable(in: page) {
+            let result = try Self.run(command, in: session)
+            #expect(result.status == 0, "\(page): \(command)\n\(result)")
+            #expect(!result.stderr.contains("rror"), "\(page): \(command)\n\(result)")
+        }
+        let kept = try session.listedJSON().first { $0["id"] as? String == own }
+        #expect(kept?["state"] as? String == "scheduled", "\(page) left the reader's reminder \(String(describing: kept))")
+        #expect(kept?["title"] as? String == "Renew the passport", "\(String(describing: kept))")
     }
 }
