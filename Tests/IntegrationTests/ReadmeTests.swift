@@ -7,7 +7,7 @@ import TestSupport
 /// and with the rest of its page, in order, in a session that already holds a reminder of
 /// the reader's own, which must survive the page (a reader pastes a page's examples into
 /// the session where their reminders are). `make` lines are what CI itself runs, so they
-/// are skipped here.
+/// are skipped here. Every relative link leads to a file, and every anchor to a heading.
 @Suite(.timeLimit(.minutes(10)))
 struct ReadmeTests {
     /// One command of one page.
@@ -25,6 +25,10 @@ struct ReadmeTests {
 
     static func text(of page: String) throws -> String {
         try String(contentsOf: packageRoot.appendingPathComponent(page), encoding: .utf8)
+    }
+
+    static func text(of file: URL) throws -> String {
+        try String(contentsOf: file, encoding: .utf8)
     }
 
     /// The lines of `page`'s `sh` blocks, `make` lines included.
@@ -120,5 +124,82 @@ struct ReadmeTests {
         let kept = try session.listedJSON().first { $0["id"] as? String == own }
         #expect(kept?["state"] as? String == "scheduled", "\(page) left the reader's reminder \(String(describing: kept))")
         #expect(kept?["title"] as? String == "Renew the passport", "\(String(describing: kept))")
+    }
+
+    // MARK: - Links
+
+    /// The anchor GitHub gives a heading: lower case, spaces to hyphens, and no punctuation
+    /// but hyphens and underscores.
+    static func anchor(of heading: String) -> String {
+        String(heading.lowercased().compactMap { character -> Character? in
+            if character == " " { return "-" }
+            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+        })
+    }
+
+    @Test(arguments: [
+        ("Calendar files: `chime import` and `chime export`", "calendar-files-chime-import-and-chime-export"),
+        ("Your own buttons: the config file", "your-own-buttons-the-config-file"),
+        ("Apps in front and per-app settings", "apps-in-front-and-per-app-settings"),
+        ("From UILocalNotification", "from-uilocalnotification"),
+    ])
+    func anchorsAreGitHubs(heading: String, anchor: String) {
+        #expect(Self.anchor(of: heading) == anchor)
+    }
+
+    /// The anchors of a page's headings, outside code blocks; a repeated one gets -1, -2…
+    static func anchors(in file: URL) throws -> Set<String> {
+        var anchors: Set<String> = []
+        var inBlock = false
+        for line in try text(of: file).split(separator: "\n") {
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inBlock.toggle() }
+            guard !inBlock, let heading = line.wholeMatch(of: /#{1,6} +(.+)/)?.1 else { continue }
+            let base = anchor(of: String(heading))
+            var candidate = base
+            var count = 0
+            while anchors.contains(candidate) {
+                count += 1
+                candidate = "\(base)-\(count)"
+            }
+            anchors.insert(candidate)
+        }
+        return anchors
+    }
+
+    /// The targets of a page's Markdown links, outside code blocks, but for web addresses.
+    static func relativeLinks(in page: String) throws -> [String] {
+        var links: [String] = []
+        var inBlock = false
+        for line in try text(of: page).split(separator: "\n") {
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inBlock.toggle() }
+            guard !inBlock else { continue }
+            links += line.matches(of: /\]\(([^)\s]+)\)/).map { String($0.1) }
+                .filter { !$0.contains("://") && !$0.hasPrefix("mailto:") }
+        }
+        return links
+    }
+
+    @Test(arguments: try ReadmeTests.pages())
+    func linksLeadSomewhere(page: String) throws {
+        let file = packageRoot.appendingPathComponent(page)
+        let links = try Self.relativeLinks(in: page)
+        if page == "README.md" {
+            // The front page leads to every page of the manual.
+            for other in try Self.pages().dropFirst() {
+                #expect(links.contains(other), "README.md links to \(other)")
+            }
+        }
+        for link in links {
+            let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let target = parts[0].isEmpty ? file
+                : file.deletingLastPathComponent().appendingPathComponent(parts[0]).standardizedFileURL
+            guard FileManager.default.fileExists(atPath: target.path) else {
+                Issue.record("\(page): \(link) leads to no file")
+                continue
+            }
+            if parts.count == 2, target.pathExtension == "md" {
+                #expect(try Self.anchors(in: target).contains(parts[1]), "\(page): \(link) names no heading of \(target.lastPathComponent)")
+            }
+        }
     }
 }
