@@ -189,7 +189,7 @@ test:
 
 # The server matrix alone (ServerMatrixTests, which make test runs too, but for the heavy
 # servers such as Plasma), every server it knows, each reported as pass, fail or could not
-# start; the table is README's compatibility table.
+# start; the table is the compatibility table of docs/troubleshooting.md.
 MATRIX_REPORT := .build/server-matrix.jsonl
 test-servers:
 	scripts/deps.sh servers
