@@ -115,12 +115,17 @@ pot:
 	scripts/pot.sh >po/chime.pot.tmp
 	mv po/chime.pot.tmp po/chime.pot
 
-$(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
+$(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime packaging/man/chime.1.tail
 	$(SWIFT) build --product generate-manual
 	@mkdir -p $(@D)
 	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(RELEASE_DATE) --output-directory $(@D)
 	@# A blank line in mdoc is an error to groff -ww; the discussions' paragraph breaks are .Pp.
 	sed -i 's/^$$/.Pp/' $@
+	@# generate-manual ends with an EXIT STATUS section of its own (.Ex -std); chime's, and
+	@# what the argument parser does not know (environment, files, the manual), are written
+	@# by hand.
+	sed -i '/^\.Sh "EXIT STATUS"$$/,$$d' $@
+	cat packaging/man/chime.1.tail >>$@
 
 # In the date form generate-manual gives chime.1.
 $(GEN_DIR)/man/chimed.1: packaging/man/chimed.1.in
