@@ -115,12 +115,17 @@ pot:
 	scripts/pot.sh >po/chime.pot.tmp
 	mv po/chime.pot.tmp po/chime.pot
 
-$(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime
+$(GEN_DIR)/man/chime.1: $(RELEASE_DIR)/chime packaging/man/chime.1.tail
 	$(SWIFT) build --product generate-manual
 	@mkdir -p $(@D)
 	"$$($(SWIFT) build --show-bin-path)/generate-manual" $< --date $(RELEASE_DATE) --output-directory $(@D)
 	@# A blank line in mdoc is an error to groff -ww; the discussions' paragraph breaks are .Pp.
 	sed -i 's/^$$/.Pp/' $@
+	@# generate-manual ends with an EXIT STATUS section of its own (.Ex -std); chime's, and
+	@# what the argument parser does not know (environment, files, the manual), are written
+	@# by hand.
+	sed -i '/^\.Sh "EXIT STATUS"$$/,$$d' $@
+	cat packaging/man/chime.1.tail >>$@
 
 # In the date form generate-manual gives chime.1.
 $(GEN_DIR)/man/chimed.1: packaging/man/chimed.1.in
@@ -189,7 +194,7 @@ test:
 
 # The server matrix alone (ServerMatrixTests, which make test runs too, but for the heavy
 # servers such as Plasma), every server it knows, each reported as pass, fail or could not
-# start; the table is README's compatibility table.
+# start; the table is the compatibility table of docs/troubleshooting.md.
 MATRIX_REPORT := .build/server-matrix.jsonl
 test-servers:
 	scripts/deps.sh servers
@@ -218,7 +223,7 @@ soak:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	SWIFT="$(SWIFT)" CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" scripts/soak.sh
 
-# The README's picture, from a real run of chimed and dunst under Xvfb.
+# The README's picture, from a real run of chimed and GNOME Shell, headless.
 screenshot:
 	scripts/deps.sh screenshot
 	$(MAKE) --no-print-directory build

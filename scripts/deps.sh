@@ -49,8 +49,9 @@ plasma_pkgs=(plasma-workspace plasma-desktop kactivitymanagerd x11-utils at-spi2
 # at: the peer the scheduling throughput is compared with.
 bench_pkgs=("${test_pkgs[@]}" libnotify-bin hyperfine at)
 demo_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" dunst xvfb xdotool libnotify-bin)
-# dmenu draws dunst's button menu; ImageMagick's import takes the picture.
-screenshot_pkgs=("${demo_pkgs[@]}" suckless-tools imagemagick)
+# The picture is GNOME Shell's own screenshot of its banner: the shell, its gjs notification
+# service, and python-dbusmock for the logind mutter needs.
+screenshot_pkgs=("${build_pkgs[@]}" "${bus_pkgs[@]}" gnome-shell gjs python3-dbusmock)
 
 check_only=false
 if [[ ${1:-} == --check ]]; then

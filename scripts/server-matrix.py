@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tabulates the server matrix's report (one JSON line per server run, written by
-ServerMatrixTests) as the Markdown table of README's compatibility section.
+ServerMatrixTests) as the Markdown table of docs/troubleshooting.md's compatibility
+section.
 
 usage: scripts/server-matrix.py REPORT.jsonl
 """

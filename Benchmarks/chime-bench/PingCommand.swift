@@ -17,7 +17,7 @@ struct PingCommand {
         rounds = try options.positiveInt("--rounds", default: 20)
     }
 
-    /// A Schedule at every limit of the README's table: a 1 KiB title, a 16 KiB body,
+    /// A Schedule at every limit of the table in docs/dbus.md: a 1 KiB title, a 16 KiB body,
     /// 10 buttons, 32 hints of 256 bytes and 64 userInfo entries of 2 KiB.
     static var maximal: Value {
         .variantDictionary([

@@ -66,7 +66,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
             + "destructive b (shown last), icon s (an icon-theme name, shown instead of the label by a server with "
             + "action-icons); a category's buttons take theirs from the config"
         case .when: "s, required: a time as at(1) and date -d read it (15:00, 3pm, 1500, noon, tomorrow, \"fri 9:00\", \"next fri\", "
-            + "\"dec 24 18:00\", 24.12.2026, \"in 2 hours\", \"now + 1 day\"; the README's Scheduling has every form) or ISO 8601: "
+            + "\"dec 24 18:00\", 24.12.2026, \"in 2 hours\", \"now + 1 day\"; docs/scheduling.md has every form) or ISO 8601: "
             + "with an offset it is an instant, with [Zone/Name] a wall-clock time in that zone, without either a floating "
             + "wall-clock time that follows the system zone"
         case .repeat: "s: minute, hour, day, week, month, year (or hourly, daily, weekly, monthly, yearly)"

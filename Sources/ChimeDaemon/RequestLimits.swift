@@ -2,7 +2,7 @@ import ChimeAPI
 import ChimeCore
 import DBus
 
-/// The most chimed accepts in one request: part of the D-Bus contract (README, "Limits"),
+/// The most chimed accepts in one request: part of the D-Bus contract (docs/dbus.md, "Limits"),
 /// whose numbers ``ChimeAPI/Limits`` holds.
 ///
 /// 100,000 hints in one call once froze the loop for 13 s and took 452 MB, and a stored

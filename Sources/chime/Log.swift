@@ -14,8 +14,11 @@ struct Log: ParsableCommand {
             Events: fired; late (shown after a missed time, as when the machine was off); \
             dropped (missed by more than its --late-limit); pressed (ACTION is the button's \
             key); completed; snoozed (ACTION names the new one-shot copy); cancelled; \
-            expired; closed; handled (the app in front took it, so it was not shown); \
-            withheld (Alerts=false for its app in the config). Scheduling is not an event: chime list shows what is to come. \
+            expired; closed; retried (the server failed to take it, or chimed stopped first; \
+            it is sent again); gave up (after the last retry, with the server's last error); \
+            handled (the app in front took it, so it was not shown); withheld (Alerts=false \
+            for its app in the config); edited (changed in place by chime edit or Update, \
+            naming what changed). Scheduling is not an event: chime list shows what is to come. \
             chimed keeps the newest \(maximumLimit) events; a bulk cancel of more than 100 is one \
             event with no id. Times are local, in the locale's format.
 

@@ -3,8 +3,9 @@ import Localization
 extension Diagnosis {
     /// What a known notification server does differently from what the specification
     /// lets a client expect, and what chimed does about it: the server matrix
-    /// (`make test-servers`, README's compatibility table) saw each of these, and
-    /// `ServerMatrixTests` checks the popup ones against what each server really does.
+    /// (`make test-servers`, the compatibility table of docs/troubleshooting.md) saw each
+    /// of these, and `ServerMatrixTests` checks the popup ones against what each server
+    /// really does.
     struct Quirk {
         /// A stable name for scripts (`chime doctor --json`).
         var key: String

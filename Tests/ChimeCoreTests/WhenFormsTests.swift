@@ -2,8 +2,8 @@ import ChimeCore
 import Foundation
 import Testing
 
-/// Sunday 2026-11-22, 10:00 in Berlin: every form the README's table shows, read at one fixed
-/// instant in one fixed zone.
+/// Sunday 2026-11-22, 10:00 in Berlin: every form the table of docs/scheduling.md shows,
+/// read at one fixed instant in one fixed zone.
 private let now = instant("2026-11-22T10:00:00+01:00")
 
 private func parser(_ order: WhenParser.DateOrder? = .monthFirst, at date: Date = now) throws -> WhenParser {

@@ -26,11 +26,11 @@ struct CalendarTests {
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
     }
 
-    /// The commands of README's *Clocks and calendars*, each with the times its comment
-    /// says it prints (nil when it says none: its times depend on the day it runs).
-    static func readmeExamples() throws -> [(command: String, times: String?)] {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n### Clocks and calendars\n").dropFirst().first)
+    /// The commands of *Clocks and calendars* in docs/scheduling.md, each with the times its
+    /// comment says it prints (nil when it says none: its times depend on the day it runs).
+    static func clockExamples() throws -> [(command: String, times: String?)] {
+        let page = try String(contentsOf: packageRoot.appendingPathComponent("docs/scheduling.md"), encoding: .utf8)
+        let section = try #require(page.components(separatedBy: "\n## Clocks and calendars\n").dropFirst().first)
             .components(separatedBy: "\n## ")[0]
         let lines = section.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         return lines.indices.filter { lines[$0].contains("chime next ") }.map { index in
@@ -39,8 +39,8 @@ struct CalendarTests {
         }
     }
 
-    @Test func theReadmeRulesPrintWhatTheySay() throws {
-        let examples = try Self.readmeExamples()
+    @Test func theDocumentedRulesPrintWhatTheySay() throws {
+        let examples = try Self.clockExamples()
         #expect(examples.count >= 10 && examples.filter { $0.times == nil }.count == 1, "\(examples)")
         let session = try TestSession()
         for (command, times) in examples {
