@@ -20,7 +20,7 @@ struct Add: ParsableCommand {
             the likeliest typo. --allow-past schedules it anyway: it fires at once, marked \
             late. A repeat whose first time is past starts at its next time from now.
 
-            Instead of a time, a place (UILocalNotification's region): --near LAT,LON fires on \
+            Instead of a time, a place: --near LAT,LON fires on \
             entering or leaving a circle of --radius (default \(Int(PlaceText.defaultRadius))m; m or km, at most \
             100km) located through GeoClue; --on-network NAME when a NetworkManager connection \
             of that id or Wi-Fi SSID comes up or goes. --on-entry and --on-exit choose the \
@@ -28,7 +28,7 @@ struct Add: ParsableCommand {
             fires at every such crossing instead of once. Without GeoClue or NetworkManager it \
             waits: chime list shows it as waiting for a location source.
 
-            Prints the id, then when it fires as chimed understood it: "17  Wed 24 Dec 18:00 \
+            Prints the id, then when it fires as chimed understood it: "k3x9m2qa  Wed 24 Dec 18:00 \
             (in 3 days)"; a script reads the id as the first word (read -r id _). --json prints \
             {"id": ID, "nextFire": Unix seconds, "nextFireLocal": ISO 8601} instead.
 
@@ -62,7 +62,7 @@ struct Add: ParsableCommand {
     @Option(name: [.customShort("a"), .customLong("app-name")], help: "The application the notification speaks for.")
     var appName: String?
 
-    @Option(name: [.customShort("i"), .long], help: "An icon name or an image file (UILocalNotification's alertLaunchImage).")
+    @Option(name: [.customShort("i"), .long], help: "An icon name or an image file.")
     var icon: String?
 
     @Option(name: [.customShort("t"), .customLong("expire-time")], help: ArgumentHelp("Milliseconds until it leaves the screen.", valueName: "MS"))

@@ -33,7 +33,7 @@ struct Cancel: ParsableCommand {
     @Flag(name: [.customShort("y"), .long], help: "With --all: do not ask first.")
     var yes = false
 
-    @Option(help: ArgumentHelp("Cancel those whose userInfo has KEY equal to VALUE.", valueName: "KEY=VALUE"))
+    @Option(help: ArgumentHelp("Cancel those given --user-info KEY=VALUE.", valueName: "KEY=VALUE"))
     var match: String?
 
     @Flag(help: "Print JSON, {\"count\": N}.")

@@ -61,7 +61,7 @@ struct Edit: ParsableCommand {
     @Option(name: [.customShort("A"), .customLong("action")], help: ArgumentHelp("A button, replacing the old ones. Repeatable.", valueName: "[KEY=]LABEL"))
     var actions: [String] = []
 
-    @Option(name: .customLong("user-info"), help: ArgumentHelp("Add or replace a userInfo entry. Repeatable.", valueName: "KEY=VALUE"))
+    @Option(name: .customLong("user-info"), help: ArgumentHelp("Add or replace a --user-info entry. Repeatable.", valueName: "KEY=VALUE"))
     var userInfo: [String] = []
 
     func validate() throws {

@@ -12,7 +12,7 @@ struct Export: ParsableCommand {
             Each notification becomes a VEVENT: SUMMARY its title, DESCRIPTION its body, \
             DTSTART its time (in UTC for an instant, with TZID and a VTIMEZONE for a zoned \
             time, floating otherwise), an RRULE its repeat, and a VALARM that fires at \
-            DTSTART. Buttons, sound, badge, userInfo, category and the other fields \
+            DTSTART. Buttons, sound, badge, user info, category and the other fields \
             iCalendar has no property for are X-CHIME-* properties, so chime import of the \
             file schedules the same notifications again. Notifications that fire at a place \
             are left out with a note on stderr (exit status 1).

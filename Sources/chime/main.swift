@@ -16,7 +16,7 @@ do {
     // one sentence on stderr and leaves the usage to --help.
     let status = Chime.exitCode(for: error)
     if status == .success {
-        print(Chime.fullMessage(for: error))
+        print(HelpScreen.text(for: error))
     } else {
         let message = Chime.message(for: error)
         if !message.isEmpty {
@@ -26,10 +26,14 @@ do {
     exit(status.rawValue)
 }
 
-/// Ends a message with a full stop (a question keeps its mark), and points to --help
-/// for usage errors.
-func sentence(_ text: String) -> String {
+/// Ends a message with a full stop (a question keeps its mark), and points to the help
+/// of the command typed (`chime add --help`), or to chime's own for a word that is none.
+func sentence(_ text: String, arguments: [String] = arguments) -> String {
     let ended = text.hasSuffix(".") || text.hasSuffix("?") ? text : text + "."
+    if let command = arguments.first, command != "help", Chime.commandNames.contains(command) {
+        // TRANSLATORS: %1$s is a sentence saying what is wrong with the command line, %2$s the command (add).
+        return localized("%1$s See 'chime %2$s --help'.", ended, command)
+    }
     // TRANSLATORS: %1$s is a sentence saying what is wrong with the command line.
     return localized("%1$s See 'chime --help'.", ended)
 }

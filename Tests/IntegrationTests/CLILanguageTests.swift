@@ -16,12 +16,12 @@ struct CLILanguageTests {
 
     @Test(arguments: [
         (LanguageTests.german, ["cancel"],
-         "chime: Geben Sie Kennungen, --all oder --match SCHLÜSSEL=WERT an (genau eines davon). Weitere Informationen mit »chime --help«.\n"),
-        (english, ["cancel"], "chime: give ids, --all or --match KEY=VALUE (one of them). See 'chime --help'.\n"),
+         "chime: Geben Sie Kennungen, --all oder --match SCHLÜSSEL=WERT an (genau eines davon). Weitere Informationen mit »chime cancel --help«.\n"),
+        (english, ["cancel"], "chime: give ids, --all or --match KEY=VALUE (one of them). See 'chime cancel --help'.\n"),
         // ArgumentParser's own words; a question keeps its question mark.
         (LanguageTests.german, ["log", "--limt", "3"],
-         "chime: Unbekannte Option »--limt«. Meinten Sie »--limit«? Weitere Informationen mit »chime --help«.\n"),
-        (english, ["log", "--limt", "3"], "chime: Unknown option '--limt'. Did you mean '--limit'? See 'chime --help'.\n"),
+         "chime: Unbekannte Option »--limt«. Meinten Sie »--limit«? Weitere Informationen mit »chime log --help«.\n"),
+        (english, ["log", "--limt", "3"], "chime: Unknown option '--limt'. Did you mean '--limit'? See 'chime log --help'.\n"),
         (LanguageTests.german, ["lsit"], "chime: Unbekannter Befehl »lsit«. Meinten Sie »list«? Weitere Informationen mit »chime --help«.\n"),
         // chimed refused the value; chime names the option typed and says the fix in the session's language.
         (LanguageTests.german, ["add", "Standup", "--at", "9:30", "--repeat", "weekdays"],
@@ -71,8 +71,8 @@ struct CLILanguageTests {
 
     @Test(arguments: [
         (LanguageTests.german,
-         "chime: --near »nowhere« ist nicht im Format BREITE,LÄNGE in Grad, etwa 52.5200,13.4050. Weitere Informationen mit »chime --help«.\n"),
-        (english, "chime: --near 'nowhere' is not LAT,LON in degrees, as in 52.5200,13.4050. See 'chime --help'.\n"),
+         "chime: --near »nowhere« ist nicht im Format BREITE,LÄNGE in Grad, etwa 52.5200,13.4050. Weitere Informationen mit »chime add --help«.\n"),
+        (english, "chime: --near 'nowhere' is not LAT,LON in degrees, as in 52.5200,13.4050. See 'chime add --help'.\n"),
     ])
     func aBadPlaceIsOneSentenceInTheSessionsLanguageWithStatus64(language: [String: String], expected: String) throws {
         let session = try Self.session(language)

@@ -46,4 +46,50 @@ struct HelpTests {
             #expect(help.contains("--json prints") || help.contains("Print JSON"), "chime \(name) --help: \(help)")
         }
     }
+
+    /// Read in a narrow terminal: the usage comes first, and every example is one whole
+    /// command on its line, so that pasting it runs what it shows.
+    @Test func usageComesFirstAndExamplesPasteWhole() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "50"
+        for name in try subcommands() {
+            let help = try Spawned([binDirectory.appendingPathComponent("chime").path, name, "--help"], environment: environment)
+                .finish().stdout
+            let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.first?.hasPrefix("USAGE: chime \(name)") == true, "chime \(name) --help begins: \(lines.prefix(2))")
+            guard let start = lines.firstIndex(where: { $0 == "Examples:" || $0 == "Example:" }) else {
+                Issue.record("chime \(name) --help shows no example")
+                continue
+            }
+            let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
+            #expect(!examples.isEmpty, "chime \(name)")
+            for example in examples {
+                // A line ArgumentParser wrapped goes on at the margin, without "chime".
+                #expect(example.hasPrefix("  ") && example.contains("chime \(name)"),
+                        "chime \(name) --help: an example is cut or not a command: '\(example)'")
+                #expect(example.filter { $0 == "\"" }.count % 2 == 0, "chime \(name) --help: unbalanced quotes in '\(example)'")
+            }
+        }
+        let usage = try Spawned([binDirectory.appendingPathComponent("chime").path, "help", "add"], environment: environment).finish()
+        #expect(usage.stdout.hasPrefix("USAGE: chime add"), "\(usage)")
+    }
+
+    /// A user's help speaks of their reminders, not of the iOS API Chime's model comes from
+    /// (docs/dbus.md maps one to the other for programmers).
+    @Test func helpSpeaksNoIOSJargon() throws {
+        for name in try subcommands() + [""] {
+            let help = try (name.isEmpty ? chime("--help") : chime(name, "--help")).stdout
+            for word in ["UILocalNotification", "iOS", "alertLaunchImage", "alertBody", "fireDate", "CLRegion"] {
+                #expect(!help.contains(word), "chime \(name) --help says \(word)")
+            }
+        }
+    }
+
+    /// A usage error points at the help of the command it was typed for.
+    @Test func aUsageErrorPointsAtItsCommandsHelp() throws {
+        let result = try chime("cancel")
+        #expect(result.status == 64 && result.stderr.hasSuffix(" See 'chime cancel --help'.\n"), "\(result)")
+        let unknown = try chime("lsit")
+        #expect(unknown.status == 64 && unknown.stderr.hasSuffix(" See 'chime --help'.\n"), "\(unknown)")
+    }
 }

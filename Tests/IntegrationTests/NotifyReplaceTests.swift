@@ -60,7 +60,7 @@ struct NotifyReplaceTests {
         let result = try session.run(["chime", "notify", "-r", "not an id", "T"])
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr == "chime: -r 'not an id' is neither an id chime notify -p printed nor a server id (a whole number). "
-            + "See 'chime --help'.\n", "\(result)")
+            + "See 'chime notify --help'.\n", "\(result)")
         let typed = try session.callScheduler("PresentNow", "{'title': <'T'>, 'replaces': <true>}")
         #expect(typed.stderr.contains("InvalidArgs") && typed.stderr.contains("replaces: must be a Chime id"), "\(typed)")
         #expect(try session.notifyCalls().isEmpty)
