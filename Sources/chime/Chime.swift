@@ -9,7 +9,9 @@ struct Chime: ParsableCommand {
             chime is a thin client: chimed (started by D-Bus activation when it is not \
             running) shows the notifications and hears their buttons, even after chime exits.
 
-            Commands that print data take --json; chime COMMAND --help names its keys.
+            Commands that print data take --json; chime COMMAND --help names its keys. Each \
+            prints one JSON document, indented two spaces as jq prints it: an array for \
+            lists, an object otherwise.
 
             Examples:
               chime notify "Backup done"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
+import JSON
 import Localization
 
 /// `chime list`: what is scheduled, soonest first.
@@ -13,10 +14,10 @@ struct List: ParsableCommand {
             notification server show as pending; those that fire at a place show it, or \
             waiting for a location source while GeoClue or NetworkManager is missing.
 
-            --json prints an array of objects with the keys of Schedule (title, body, when, \
-            repeat, every, userInfo, ...) plus id, state, nextFire (Unix seconds), \
-            nextFireLocal (ISO 8601 with offset), lastFired, fireCount, created, origin and \
-            completed; keys without a value are left out.
+            --json prints one JSON array, indented, of objects with the keys of Schedule \
+            (title, body, when, repeat, every, rrule, userInfo, ...) plus id, state, \
+            nextFire (Unix seconds), nextFireLocal (ISO 8601 with offset), lastFired, \
+            fireCount, created, origin and completed; keys without a value are left out.
 
             Examples:
               chime list
@@ -30,7 +31,7 @@ struct List: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         if json {
-            print(try client.listJSON())
+            print(JSONText.indented(try client.listJSON()))
             return
         }
         let rows = try client.list().map { entries -> [String] in

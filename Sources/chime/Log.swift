@@ -19,7 +19,7 @@ struct Log: ParsableCommand {
             chimed keeps the newest \(maximumLimit) events; a bulk cancel of more than 100 is one \
             event with no id. Times are local, in the locale's format.
 
-            --json prints an array of objects, newest first, with the keys time (ISO 8601 \
+            --json prints one JSON array, indented, of objects, newest first, with the keys time (ISO 8601 \
             with offset), timestamp (Unix seconds), id, event, title, detail (a sentence or \
             ""), action (the pressed key, or null) and copy (the snoozed copy's id, or null).
 

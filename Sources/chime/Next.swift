@@ -13,8 +13,8 @@ struct Next: ParsableCommand {
             time that will never come (a one-shot in the past) says "never: in the past" and \
             exits with 1.
 
-            --json prints an array of objects with the keys time (ISO 8601 with offset) and \
-            timestamp (Unix seconds).
+            --json prints one JSON array, indented, of objects with the keys time (ISO 8601 \
+            with offset) and timestamp (Unix seconds).
 
             Examples:
               chime next 9:00 --repeat day --count 3

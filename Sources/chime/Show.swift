@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChimeAPI
+import JSON
 
 /// `chime show`: everything about one notification.
 struct Show: ParsableCommand {
@@ -8,7 +9,8 @@ struct Show: ParsableCommand {
         discussion: """
             Times (created, nextFire, lastFired, completed) are local, in the locale's format.
 
-            --json prints one object with the keys of a chime list --json element.
+            --json prints one JSON object, indented, with the keys of a chime list --json \
+            element.
 
             Examples:
               chime show 3kq9xw2m
@@ -28,7 +30,7 @@ struct Show: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         if json {
-            print(try client.getJSON(id))
+            print(JSONText.indented(try client.getJSON(id)))
             return
         }
         // nextFire already says it as a local time.
