@@ -93,6 +93,24 @@ struct SchedulerBusTests {
         #expect(calls[1].contains("<'second'>"))
     }
 
+    /// Due with no server: List gives a pending one by the time it came due, before what is
+    /// still to come, and Get says pending too, as List does.
+    @Test func aPendingOneIsListedByTheTimeItCameDueAndGetSaysPending() throws {
+        let session = try TestSession(capabilities: nil)
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let later = try session.add("Later", "--in", "1h")
+        let due = try session.add("Due", "--in", "1s")
+        _ = try monitor.waitForLine(containing: "Fired ('\(due)'")
+        let listed = try session.listedJSON()
+        #expect(listed.map { $0["id"] as? String } == [due, later], "\(listed)")
+        #expect(listed.first?["state"] as? String == "pending")
+        let dueAt = try #require(listed.first?["nextFire"] as? Int, "\(listed)")
+        #expect(dueAt <= Int(Date().timeIntervalSince1970), "when it came due: \(dueAt)")
+        let shown = try session.shownJSON(due)
+        #expect(shown["state"] as? String == "pending", "\(shown)")
+        #expect(shown["nextFire"] as? Int == dueAt, "\(shown)")
+    }
+
     @Test(arguments: [
         ("{'title': <'T'>, 'colour': <'red'>}", "colour: is not a notification field"),
         ("{'body': <'no title'>}", "title: must not be empty."),
