@@ -24,7 +24,7 @@ extension Add {
             return JSONText.object(object).rendered()
         }
         guard let next else { return id }
-        return id + "  " + HumanText.dayAndTime(next, now: now) + " (" + HumanText.relative(next, from: now) + ")"
+        return id + "  " + HumanText.date(next, zone: HumanText.zone(fields), distance: true, now: now)
     }
 }
 

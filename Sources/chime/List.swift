@@ -9,8 +9,8 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List scheduled notifications, soonest first.",
         discussion: """
-            Times are local, in the date and time format of the locale (LC_TIME); in the C \
-            locale they read 2026-12-24 18:00. Notifications that are due but wait for a \
+            Times read "today 09:00", "tomorrow 09:00", "Tue 1 Dec 09:00", with the year \
+            when it is another, in the locale's date and time format (LC_TIME). Notifications that are due but wait for a \
             notification server show as pending; those that fire at a place show it, or \
             waiting for a location source while GeoClue or NetworkManager is missing.
 

@@ -17,7 +17,7 @@ struct Log: ParsableCommand {
             expired; closed; handled (the app in front took it, so it was not shown); \
             withheld (Alerts=false for its app in the config). Scheduling is not an event: chime list shows what is to come. \
             chimed keeps the newest \(maximumLimit) events; a bulk cancel of more than 100 is one \
-            event with no id. Times are local, in the locale's format.
+            event with no id. Times read as in chime list ("today 09:12", "Tue 1 Dec 18:00").
 
             --json prints one JSON array, indented, of objects, newest first, with the keys time (ISO 8601 \
             with offset), timestamp (Unix seconds), id, event, title, detail (a sentence or \
@@ -57,10 +57,11 @@ struct Log: ParsableCommand {
             print(id.map { localized("Nothing has happened to %1$s yet.", $0) } ?? localized("Nothing has happened yet."))
             return
         }
+        let now = HumanText.currentTime
         let rows = events.map { event -> [String] in
             // TRANSLATORS: in chime log's ACTION column: %1$s is the id of the snoozed copy.
             let action = event.action ?? event.copy.map { localized("as %1$s", $0) } ?? "-"
-            return [HumanText.localTime(event.timestamp), event.event, event.id.isEmpty ? "-" : event.id,
+            return [event.timestamp.map { HumanText.date($0, now: now) } ?? "-", event.event, event.id.isEmpty ? "-" : event.id,
                     action, event.title + (event.detail.isEmpty ? "" : " (" + event.detail + ")")]
         }
         // TRANSLATORS: the column headings of chime log, written in capitals as ps and ls write theirs.

@@ -9,9 +9,10 @@ struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the next fire times of a rule without scheduling it.",
         discussion: """
-            Times are local, in the locale's format (2026-12-24 18:00 in the C locale). A \
-            time that will never come (a one-shot in the past) says "never: in the past" and \
-            exits with 1.
+            Times are local, each a full date and time in the locale's format \
+            (2026-12-24 18:00 in the C locale), without the day words of chime list: a \
+            column of dates to check a rule against a calendar. A time that will never come \
+            (a one-shot in the past) says "never: in the past" and exits with 1.
 
             --json prints one JSON array, indented, of objects with the keys time (ISO 8601 \
             with offset) and timestamp (Unix seconds).
@@ -47,7 +48,7 @@ struct Next: ParsableCommand {
             print(JSONText.array(times.map { .object([("time", .string(HumanText.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())
         } else {
-            for time in times { print(HumanText.localTime(time)) }
+            for time in times { print(HumanText.calendarTime(time)) }
         }
     }
 }

@@ -7,7 +7,7 @@ struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show one notification.",
         discussion: """
-            Times (created, nextFire, lastFired, completed) are local, in the locale's format.
+            Times (created, nextFire, lastFired, completed) read as in chime list.
 
             --json prints one JSON object, indented, with the keys of a chime list --json \
             element.
