@@ -131,24 +131,6 @@ enum HumanText {
 
     // MARK: - Tables
 
-    /// "every day", "every 2 weeks": a repeat rule's unit and step, in the session's language.
-    static func repetition(_ unit: String?, every: Int64?, rrule: String? = nil) -> String {
-        guard let unit else { return "-" }
-        // Days, a count or an end say more than any phrase would: the RRULE shows them all.
-        if let rrule, rrule.contains(";BY") || rrule.contains(";COUNT") || rrule.contains(";UNTIL") { return rrule }
-        let count = Int(clamping: every ?? 1)
-        // One message per unit, since a unit's gender and plural differ by language.
-        switch unit {
-        case "minute": return pluralized("every minute", "every %1$d minutes", count: count, count)
-        case "hour": return pluralized("every hour", "every %1$d hours", count: count, count)
-        case "day": return pluralized("every day", "every %1$d days", count: count, count)
-        case "week": return pluralized("every week", "every %1$d weeks", count: count, count)
-        case "month": return pluralized("every month", "every %1$d months", count: count, count)
-        case "year": return pluralized("every year", "every %1$d years", count: count, count)
-        default: return count == 1 ? "every \(unit)" : "every \(count) \(unit)s"
-        }
-    }
-
     /// Left-aligned columns, two spaces apart; control characters in cells escaped.
     static func table(header: [String], rows: [[String]]) -> String {
         let all = [header] + rows.map { $0.map { escaped($0) } }
