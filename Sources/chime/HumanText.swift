@@ -132,12 +132,31 @@ enum HumanText {
     // MARK: - Tables
 
     /// Left-aligned columns, two spaces apart; control characters in cells escaped.
-    static func table(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows.map { $0.map { escaped($0) } }
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+    ///
+    /// Wider than `width`, the cells of column `shrinking` (a title) are cut with an
+    /// ellipsis until the rows fit, but to no fewer than 10 columns: a title cut shorter
+    /// says nothing, and the other columns are facts that are not cut at all. A column with
+    /// a cap in `caps` is laid out as wide as its cells up to the cap; a longer cell (a place,
+    /// a time in two zones) pushes the rest of its own row to the right instead of
+    /// narrowing every title for one row.
+    static func table(header: [String], rows: [[String]], width: Int? = nil, shrinking: Int? = nil, caps: [Int: Int] = [:]) -> String {
+        var all = [header] + rows.map { $0.map { escaped($0) } }
+        var widths = header.indices.map { column in
+            let cells = all.map { columns(of: $0[column]) }
+            guard let cap = caps[column] else { return cells.max() ?? 0 }
+            return cells.filter { $0 <= cap }.max() ?? cap
+        }
+        if let width, let shrinking, widths.indices.contains(shrinking) {
+            let total = widths.reduce(0, +) + 2 * (widths.count - 1)
+            let fitted = max(min(widths[shrinking], 10), widths[shrinking] - (total - width))
+            if fitted < widths[shrinking] {
+                widths[shrinking] = fitted
+                for row in all.indices { all[row][shrinking] = truncated(all[row][shrinking], to: fitted) }
+            }
+        }
         return all.map { row in
             row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[index] - columns(of: cell)))
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

@@ -85,7 +85,7 @@ struct SchedulerBusTests {
         // Waiting, and visible as such.
         let listed = try session.run(["chime", "list"]).stdout.split(separator: "\n")
         #expect(listed.count == 3, "\(listed)")
-        #expect(listed[1].hasPrefix(first) && listed[1].contains("pending") && listed[1].hasSuffix("first"), "\(listed)")
+        #expect(listed[1].hasPrefix(first + "  first  ") && listed[1].contains("  pending since "), "\(listed)")
         try session.startNotificationServer(capabilities: "body actions")
         let calls = try session.waitForNotifyCalls(2)
         #expect(calls.count == 2)
