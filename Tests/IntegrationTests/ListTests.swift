@@ -38,9 +38,9 @@ struct ListTests {
         #expect(try session.listedJSON().contains { $0["title"] as? String == Self.longTitle })
     }
 
-    /// Due with no notification server: pending since the time it came due, and listed by
-    /// that time, before what is still to come.
-    @Test func pendingOnesAreAmongTheOthersByTime() throws {
+    /// Due with no notification server: pending, listed by the time it came due (before what
+    /// is still to come), and `chime show` says the same state.
+    @Test func pendingOnesAreAmongTheOthersByTimeAndShowAgrees() throws {
         let session = try TestSession(capabilities: nil)
         let monitor = try SignalMonitor(session: session, startDaemon: true)
         let later = try session.add("Later", "--in", "1h")
@@ -51,7 +51,9 @@ struct ListTests {
         #expect(rows.count == 3, "\(rows)")
         #expect(rows[1].hasPrefix(due), "\(rows)")
         #expect(rows[2].hasPrefix(later), "\(rows)")
-        #expect(rows[1].contains(/\s\spending since (today|yesterday) \d\d:\d\d\s\s/), "\(rows)")
+        let words = String(try #require(rows[1].firstMatch(of: /pending since (today|yesterday) \d\d:\d\d/), "\(rows)").output.0)
+        let shown = try session.run(["chime", "show", due]).stdout.split(separator: "\n")
+        #expect(shown.contains { $0.hasPrefix("state:") && $0.hasSuffix(" " + words) }, "\(words) in \(shown)")
     }
 
     /// A region an app named (CLRegion's identifier) is listed by its name.

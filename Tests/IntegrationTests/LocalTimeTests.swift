@@ -37,7 +37,7 @@ struct LocalTimeTests {
         let list = try run(session, environment, ["chime", "list"]).stdout.split(separator: "\n")
         #expect(list.count == 2 && list[1].contains("  Thu 31 Jan 2030 08:00  "), "\(list)")
         let shown = try run(session, environment, ["chime", "show", id]).stdout.split(separator: "\n")
-        #expect(shown.contains { $0.hasPrefix("nextFire:") && $0.hasSuffix(" Thu 31 Jan 2030 08:00") }, "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("next:") && $0.hasSuffix(" Thu 31 Jan 2030 08:00") }, "\(shown)")
         #expect(!shown.contains { $0.hasPrefix("nextFireLocal:") })
         let next = try run(session, environment, ["chime", "next", "2030-01-31", "09:00", "--repeat", "month", "--count", "3"])
         // next prints a column of full dates, to check a rule against a calendar.
@@ -75,6 +75,23 @@ struct LocalTimeTests {
         let years = calendar.dateComponents([.year], from: now, to: try #require(calendar.date(from: DateComponents(year: 2030, month: 6, day: 1, hour: 9)))).year ?? 0
         #expect(far.stdout.hasSuffix("  Sat 1 Jun 2030 09:00 (in \(years) years)\n"), "\(far)")
         #expect(!far.stdout.contains("days"), "\(far)")
+    }
+
+    /// A reminder pinned to a zone shows that zone's time first, then the local one.
+    @Test func aZonedReminderShowsItsZoneBesideLocalTime() throws {
+        let session = try TestSession()
+        let added = try session.run(["chime", "add", "Call New York", "--at", "2030-06-01 09:00", "--zone", "America/New_York"])
+        #expect(added.stdout.contains("  Sat 1 Jun 2030 09:00 New York, 15:00 here (in "), "\(added)")
+        let id = String(added.stdout.prefix { $0 != " " })
+        let list = try session.run(["chime", "list"]).stdout
+        #expect(list.contains("  Sat 1 Jun 2030 09:00 New York, 15:00 here"), "\(list)")
+        let shown = try session.run(["chime", "show", id]).stdout.split(separator: "\n")
+        #expect(shown.contains { $0.hasPrefix("next:") && $0.hasSuffix(" Sat 1 Jun 2030 09:00 New York, 15:00 here") }, "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("zone:") && $0.hasSuffix(" America/New_York") }, "\(shown)")
+        // Late in New York is the next day in Tokyo: the local side says its own day.
+        let tokyo = try Spawned([binDirectory.appendingPathComponent("chime").path, "add", "Late call", "--at", "2030-06-01 21:00",
+                                 "--zone", "America/New_York"], environment: session.environment.merging(["TZ": "Asia/Tokyo"]) { $1 }).finish()
+        #expect(tokyo.stdout.contains("  Sat 1 Jun 2030 21:00 New York, Sun 2 Jun 2030 10:00 here (in "), "\(tokyo)")
     }
 
     @Test(.enabled(if: LocalTimeTests.canMakeLocales))

@@ -117,8 +117,11 @@ struct RegionTests {
         #expect(added.status == 0, "\(added)")
         let list = try session.run(["chime", "list"])
         #expect(list.stdout.contains("waiting: on entering or leaving 1km around 52.52,13.405"), "\(list)")
-        #expect(try session.run(["chime", "show", added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]).stdout
-            .contains("radius=1000"))
+        // show agrees with list, and says the place in words.
+        let shown = try session.run(["chime", "show", added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]).stdout
+            .split(separator: "\n")
+        #expect(shown.contains { $0.hasPrefix("state: ") && $0.hasSuffix(" waiting for a location source") }, "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("place: ") && $0.hasSuffix(" on entering or leaving 1km around 52.52,13.405") }, "\(shown)")
     }
 
     @Test func aDenialWaitsAndDoctorSaysWhatToDo() throws {

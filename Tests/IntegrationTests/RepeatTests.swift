@@ -39,10 +39,12 @@ struct RepeatTests {
         #expect(added.status == 0, "\(added)")
         let id = added.stdout.split(separator: " ").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         #expect(try shownRule(session, id) == rrule)
-        // The list says it in words, never as the rule.
+        // The list says it in words, never as the rule; show says both.
         let row = try session.run(["chime", "list"]).stdout.split(separator: "\n").last.map(String.init) ?? ""
         #expect(row.hasSuffix("  " + words), "\(row)")
         #expect(!row.contains("FREQ="), "\(row)")
+        let shown = try session.run(["chime", "show", id]).stdout.split(separator: "\n")
+        #expect(shown.contains { $0.hasPrefix("repeats:") && $0.hasSuffix(" " + words) }, "\(shown)")
     }
 
     @Test func nextHonoursDaysAndTheEnd() throws {
