@@ -17,7 +17,8 @@ struct Log: ParsableCommand {
             expired; closed; handled (the app in front took it, so it was not shown); \
             withheld (Alerts=false for its app in the config). Scheduling is not an event: chime list shows what is to come. \
             chimed keeps the newest \(maximumLimit) events; a bulk cancel of more than 100 is one \
-            event with no id. Times read as in chime list ("today 09:12", "Tue 1 Dec 18:00").
+            event with no id. Times read as in chime list ("today 09:12", "Tue 1 Dec 18:00"); \
+            a title too long for the terminal is cut with an ellipsis, as there.
 
             --json prints one JSON array, indented, of objects, newest first, with the keys time (ISO 8601 \
             with offset), timestamp (Unix seconds), id, event, title, detail (a sentence or \
@@ -66,7 +67,7 @@ struct Log: ParsableCommand {
         }
         // TRANSLATORS: the column headings of chime log, written in capitals as ps and ls write theirs.
         let header = [localized("TIME"), localized("EVENT"), localized("ID"), localized("ACTION"), localized("TITLE")]
-        print(HumanText.table(header: header, rows: rows))
+        print(HumanText.table(header: header, rows: rows, width: HumanText.terminalWidth(), shrinking: header.count - 1))
     }
 
     /// One event as JSON: every key present, null where it does not apply.
