@@ -40,7 +40,8 @@ public enum Scheduler1 {
         "Get as a JSON object, for scripts: the same object as an element of ListJSON.")
     public static let list = MethodDeclaration(
         "List", out: ["notifications": "aa{sv}"],
-        "Every scheduled notification, soonest first.")
+        "Every scheduled notification and every one due and waiting for a notification server (state pending), by time: "
+            + "soonest first (a pending one by when it came due), places last.")
     public static let listJSON = MethodDeclaration(
         "ListJSON", out: ["json": "s"],
         "List as a JSON array, for scripts.")

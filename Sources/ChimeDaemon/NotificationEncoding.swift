@@ -8,7 +8,10 @@ import JSON
 /// `Fired`, with the same keys `Schedule` takes, and its JSON form for scripts.
 enum NotificationEncoding {
     /// `waiting`: a place notification whose location source is missing (state `waiting`).
-    static func entries(_ notification: ScheduledNotification, zone: Zone, waiting: Bool = false) -> [(String, Value)] {
+    /// `pendingSince`: when an occurrence of it came due that still waits for a notification
+    /// server (state `pending`); that time is its `nextFire` when it has no next occurrence.
+    static func entries(_ notification: ScheduledNotification, zone: Zone, waiting: Bool = false,
+                        pendingSince: Date? = nil) -> [(String, Value)] {
         let alert = notification.alert
         var entries: [(NotificationKey, Value)] = [
             (.id, .string(notification.id)),
@@ -24,7 +27,7 @@ enum NotificationEncoding {
             entries.append((.calendar, .string(notification.rule.calendar)))
         }
         entries += [
-            (.state, .string(waiting ? "waiting" : notification.state.rawValue)),
+            (.state, .string(waiting ? "waiting" : pendingSince != nil ? "pending" : notification.state.rawValue)),
             (.fireCount, .uint32(UInt32(clamping: notification.fireCount))),
             (.created, .int64(seconds(notification.created))),
         ]
@@ -35,7 +38,7 @@ enum NotificationEncoding {
             let skipped = notification.rule.skippedInstants(systemZone: zone)
             if !skipped.isEmpty { entries.append((.skipped, .array(element: "x", skipped.map { .int64(seconds($0)) }))) }
         }
-        if let next = notification.nextFire {
+        if let next = notification.nextFire ?? pendingSince {
             entries.append((.nextFire, .int64(seconds(next))))
             entries.append((.nextFireLocal, .string(isoText(next, zone: zone))))
         }
@@ -80,10 +83,12 @@ enum NotificationEncoding {
         return fields
     }
 
-    /// A notification that is due but waits for a notification server, as `List` shows it.
-    static func pending(_ id: String, _ alert: Alert) -> [(String, Value)] {
+    /// A notification that is due but waits for a notification server, as `List` shows it:
+    /// its `nextFire` is when it came due, which places it among the others by time.
+    static func pending(_ id: String, _ alert: Alert, due: Date, zone: Zone) -> [(String, Value)] {
         let entries: [(NotificationKey, Value)] = [
             (.id, .string(id)), (.title, .string(alert.title)), (.body, .string(alert.body)), (.state, .string("pending")),
+            (.nextFire, .int64(seconds(due))), (.nextFireLocal, .string(isoText(due, zone: zone))),
             (.userInfo, userInfo(alert.userInfo)),
         ]
         return entries.map { ($0.0.rawValue, $0.1) }

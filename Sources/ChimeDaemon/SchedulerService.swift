@@ -327,25 +327,42 @@ final class SchedulerService {
 // MARK: - What the answers are made of
 
 extension SchedulerService {
-    /// One notification's description, NotFound when there is none with that id.
+    /// One notification's description, NotFound when there is none with that id. Its state
+    /// is `pending` while an occurrence waits for a notification server, as `List` says.
     private func notification(_ id: String) throws(DBusError) -> [(String, Value)] {
         guard let notification = try commits.read({ () throws(StoreError) in try store.notification(id: id) }) else {
             throw ChimeError.notFound(id)
         }
-        return NotificationEncoding.entries(notification, zone: .current, waiting: scheduler.places?.isWaiting(notification) ?? false)
+        let pending = presenter.waiting.first { $0.id == id && $0.kind != .notice }
+        return NotificationEncoding.entries(notification, zone: .current, waiting: scheduler.places?.isWaiting(notification) ?? false,
+                                            pendingSince: pending?.due)
     }
 
-    /// What is scheduled, soonest first, then what is due but waiting for a notification
-    /// server (state `pending`), oldest first.
+    /// What is scheduled and what is due but waiting for a notification server (state
+    /// `pending`), by time: a pending one by when it came due, so it comes before what is
+    /// still to come; places, which have no time, last.
     private func list() throws(DBusError) -> [[(String, Value)]] {
         let zone = Zone.current
+        // The store gives them by time already, places last.
         let scheduled = try commits.read { () throws(StoreError) in try store.scheduled() }.map {
-            NotificationEncoding.entries($0, zone: zone, waiting: scheduler.places?.isWaiting($0) ?? false)
+            ($0.nextFire, NotificationEncoding.entries($0, zone: zone, waiting: scheduler.places?.isWaiting($0) ?? false))
         }
         // Chime's own notices (a summary of missed ones stands for those listed already)
         // have no id to act on.
-        let pending = presenter.waiting.filter { $0.kind != .notice }.map { NotificationEncoding.pending($0.id, $0.alert) }
-        return scheduled + pending
+        let pending = presenter.waiting.filter { $0.kind != .notice }.sorted { ($0.due, $0.seq) < ($1.due, $1.seq) }
+        // A merge, not a sort: the scheduled ones may be a million.
+        var merged: [[(String, Value)]] = []
+        merged.reserveCapacity(scheduled.count + pending.count)
+        var next = pending[...]
+        for (time, entries) in scheduled {
+            while let first = next.first, time.map({ first.due <= $0 }) ?? true {
+                merged.append(NotificationEncoding.pending(first.id, first.alert, due: first.due, zone: zone))
+                next.removeFirst()
+            }
+            merged.append(entries)
+        }
+        merged += next.map { NotificationEncoding.pending($0.id, $0.alert, due: $0.due, zone: zone) }
+        return merged
     }
 
     /// The alert of a notification on screen or on its way there, or of one in the store.

@@ -9,7 +9,11 @@ struct Chime: ParsableCommand {
             chime is a thin client: chimed (started by D-Bus activation when it is not \
             running) shows the notifications and hears their buttons, even after chime exits.
 
-            Commands that print data take --json; chime COMMAND --help names its keys.
+            Commands that print data take --json; chime COMMAND --help names its keys. Each \
+            prints one JSON document, indented two spaces as jq prints it: an array for \
+            lists, an object otherwise. Times for people read "today 09:00", "tomorrow \
+            09:00", "Tue 1 Dec 09:00", in the locale's format (LC_TIME); --json gives Unix \
+            seconds and ISO 8601.
 
             Examples:
               chime notify "Backup done"

@@ -105,11 +105,11 @@ extension Diagnosis.Daemon {
             rows.append((localized("version"), interface.map { localized("%1$s, interface %2$s", version, $0) } ?? version))
         }
         if let store { rows.append((localized("store"), store)) }
-        if let backup { rows.append((localized("backup"), HumanText.spacedISOTime(backup))) }
+        if let backup { rows.append((localized("backup"), HumanText.date(backup))) }
         if let recovery { rows.append((localized("recovered"), recovery)) }
         if let scheduled {
             let next = nextFire.map { time in
-                let at = HumanText.spacedISOTime(time)
+                let at = HumanText.date(time)
                 return timeZone.map { localized("%1$s, next at %2$s (%3$s)", scheduled, at, $0) } ?? localized("%1$s, next at %2$s", scheduled, at)
             }
             rows.append((localized("scheduled"), next ?? "\(scheduled)"))

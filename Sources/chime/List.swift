@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChimeAPI
 import DBus
+import JSON
 import Localization
 
 /// `chime list`: what is scheduled, soonest first.
@@ -8,15 +9,23 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List scheduled notifications, soonest first.",
         discussion: """
-            Times are local, in the date and time format of the locale (LC_TIME); in the C \
-            locale they read 2026-12-24 18:00. Notifications that are due but wait for a \
-            notification server show as pending; those that fire at a place show it, or \
-            waiting for a location source while GeoClue or NetworkManager is missing.
+            One line per notification: its id, title, when it fires next and how it \
+            repeats. Times read "today 09:00", "tomorrow 09:00", "Tue 1 Dec 09:00", with \
+            the year when it is another, in the locale's date and time format (LC_TIME); a \
+            notification pinned to a time zone shows that zone's time, then the local one. \
+            Due notifications that wait for a notification server show as pending, among \
+            the others by the time they came due; those that fire at a place name it, and \
+            say when they wait for a location source (GeoClue or NetworkManager).
 
-            --json prints an array of objects with the keys of Schedule (title, body, when, \
-            repeat, every, userInfo, ...) plus id, state, nextFire (Unix seconds), \
-            nextFireLocal (ISO 8601 with offset), lastFired, fireCount, created, origin and \
-            completed; keys without a value are left out.
+            A title too long for the terminal's width (COLUMNS, or the terminal's own) is \
+            cut with an ellipsis, to no fewer than 10 columns; into a pipe or a file every \
+            title is printed whole, as with --json. A place, or a time in two zones, may make \
+            its own line longer.
+
+            --json prints one JSON array, indented, of objects with the keys of Schedule \
+            (title, body, when, repeat, every, rrule, userInfo, ...) plus id, state, \
+            nextFire (Unix seconds), nextFireLocal (ISO 8601 with offset), lastFired, \
+            fireCount, created, origin and completed; keys without a value are left out.
 
             Examples:
               chime list
@@ -30,25 +39,25 @@ struct List: ParsableCommand {
     func run() throws {
         let client = try SchedulerClient.connectOrFail()
         if json {
-            print(try client.listJSON())
+            print(JSONText.indented(try client.listJSON()))
             return
         }
+        let now = HumanText.currentTime
+        // chimed sends them in order of time, pending ones among the rest.
         let rows = try client.list().map { entries -> [String] in
             let fields = HumanText.fields(entries)
-            return [
-                fields[.id]?.stringValue ?? "",
-                fields[.state]?.stringValue == "pending" ? localized("pending")
-                    : PlaceOptions.describe(fields) ?? HumanText.localTime(fields[.nextFire]?.integerValue),
-                HumanText.repetition(fields[.repeat]?.stringValue, every: fields[.every]?.integerValue, rrule: fields[.rrule]?.stringValue),
-                fields[.title]?.stringValue ?? "",
-            ]
+            return [fields[.id]?.stringValue ?? "", fields[.title]?.stringValue ?? "", HumanText.next(fields, now: now),
+                    HumanText.repeats(fields)]
         }
         guard !rows.isEmpty else {
             print(localized("Nothing scheduled."))
             return
         }
         // TRANSLATORS: the column headings of chime list, written in capitals as ps and ls write theirs.
-        let header = [localized("ID"), localized("NEXT"), localized("REPEAT"), localized("TITLE")]
-        print(HumanText.table(header: header, rows: rows))
+        let header = [localized("ID"), localized("TITLE"), localized("NEXT"), localized("REPEAT")]
+        // The title comes before the long columns, so it is seen, and gives way when a line is
+        // too wide; a NEXT longer than any date ("pending since today 09:00") is a place or a
+        // time in two zones, and pushes only its own row.
+        print(HumanText.table(header: header, rows: rows, width: HumanText.terminalWidth(), shrinking: 1, caps: [2: 25]))
     }
 }

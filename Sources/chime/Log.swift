@@ -20,9 +20,10 @@ struct Log: ParsableCommand {
             for its app in the config); edited (changed in place by chime edit or Update, \
             naming what changed). Scheduling is not an event: chime list shows what is to come. \
             chimed keeps the newest \(maximumLimit) events; a bulk cancel of more than 100 is one \
-            event with no id. Times are local, in the locale's format.
+            event with no id. Times read as in chime list ("today 09:12", "Tue 1 Dec 18:00"); \
+            a title too long for the terminal is cut with an ellipsis, as there.
 
-            --json prints an array of objects, newest first, with the keys time (ISO 8601 \
+            --json prints one JSON array, indented, of objects, newest first, with the keys time (ISO 8601 \
             with offset), timestamp (Unix seconds), id, event, title, detail (a sentence or \
             ""), action (the pressed key, or null) and copy (the snoozed copy's id, or null).
 
@@ -60,15 +61,16 @@ struct Log: ParsableCommand {
             print(id.map { localized("Nothing has happened to %1$s yet.", $0) } ?? localized("Nothing has happened yet."))
             return
         }
+        let now = HumanText.currentTime
         let rows = events.map { event -> [String] in
             // TRANSLATORS: in chime log's ACTION column: %1$s is the id of the snoozed copy.
             let action = event.action ?? event.copy.map { localized("as %1$s", $0) } ?? "-"
-            return [HumanText.localTime(event.timestamp), event.event, event.id.isEmpty ? "-" : event.id,
+            return [event.timestamp.map { HumanText.date($0, now: now) } ?? "-", event.event, event.id.isEmpty ? "-" : event.id,
                     action, event.title + (event.detail.isEmpty ? "" : " (" + event.detail + ")")]
         }
         // TRANSLATORS: the column headings of chime log, written in capitals as ps and ls write theirs.
         let header = [localized("TIME"), localized("EVENT"), localized("ID"), localized("ACTION"), localized("TITLE")]
-        print(HumanText.table(header: header, rows: rows))
+        print(HumanText.table(header: header, rows: rows, width: HumanText.terminalWidth(), shrinking: header.count - 1))
     }
 
     /// One event as JSON: every key present, null where it does not apply.

@@ -9,12 +9,13 @@ struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the next fire times of a rule without scheduling it.",
         discussion: """
-            Times are local, in the locale's format (2026-12-24 18:00 in the C locale). A \
-            time that will never come (a one-shot in the past) says "never: in the past" and \
-            exits with 1.
+            Times are local, each a full date and time in the locale's format \
+            (2026-12-24 18:00 in the C locale), without the day words of chime list: a \
+            column of dates to check a rule against a calendar. A time that will never come \
+            (a one-shot in the past) says "never: in the past" and exits with 1.
 
-            --json prints an array of objects with the keys time (ISO 8601 with offset) and \
-            timestamp (Unix seconds).
+            --json prints one JSON array, indented, of objects with the keys time (ISO 8601 \
+            with offset) and timestamp (Unix seconds).
 
             Examples:
               chime next 9:00 --repeat day --count 3
@@ -55,7 +56,7 @@ struct Next: ParsableCommand {
             print(JSONText.array(times.map { .object([("time", .string(HumanText.isoTime($0))), ("timestamp", .integer($0))]) })
                 .rendered())
         } else {
-            for time in times { print(HumanText.localTime(time)) }
+            for time in times { print(HumanText.calendarTime(time)) }
         }
     }
 }

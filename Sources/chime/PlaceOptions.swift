@@ -81,9 +81,10 @@ struct PlaceOptions: ParsableArguments {
             : localized("%1$s is waiting for a location source: NetworkManager, which is not on the system bus; it fires once that is there.", id))
     }
 
-    /// What `chime list` shows for a place notification in its NEXT column.
+    /// Where a place notification fires, as `chime list` and `chime show` name it: `on
+    /// entering 150m around 52.52,13.405`, `on leaving Home` (a region with an identifier),
+    /// `on entering network Office Wi-Fi`; nil for a notification with a time.
     static func describe(_ fields: [NotificationKey: Value]) -> String? {
-        if fields[.state]?.stringValue == "waiting" { return localized("waiting for a location source") }
         let place = fields[.region] ?? fields[.network]
         guard let entries = place?.stringKeyedEntries else { return nil }
         var values: [String: Value] = [:]
@@ -94,9 +95,16 @@ struct PlaceOptions: ParsableArguments {
             return entry && exit ? localized("on entering or leaving network %1$s", name)
                 : entry ? localized("on entering network %1$s", name) : localized("on leaving network %1$s", name)
         }
+        // The caller's own name for a region says more than its numbers.
+        if let name = values["identifier"]?.stringValue, !name.isEmpty {
+            // TRANSLATORS: %1$s is the name an app gave a place, such as Home.
+            return entry && exit ? localized("on entering or leaving %1$s", name)
+                : entry ? localized("on entering %1$s", name) : localized("on leaving %1$s", name)
+        }
         guard case .double(let latitude)? = values["latitude"], case .double(let longitude)? = values["longitude"],
               case .double(let radius)? = values["radius"] else { return nil }
-        let metres = radius >= 1000 ? "\(radius / 1000)km" : "\(Int(radius))m"
+        let kilometres = radius / 1000
+        let metres = radius < 1000 ? "\(Int(radius))m" : kilometres.rounded() == kilometres ? "\(Int(kilometres))km" : "\(kilometres)km"
         let point = "\(latitude),\(longitude)"
         // TRANSLATORS: %1$s is a distance such as 150m or 1.5km, %2$s a latitude,longitude pair.
         return entry && exit ? localized("on entering or leaving %1$s around %2$s", metres, point)

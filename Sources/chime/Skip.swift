@@ -50,8 +50,9 @@ struct Skip: ParsableCommand {
             }
             return JSONText.object(object).rendered()
         }
-        let gone = HumanText.dayAndTime(skipped, now: now)
+        let gone = HumanText.date(skipped, now: now)
         guard let next else { return localized("Skipped %1$s; no occurrence is left after it.", gone) }
-        return localized("Skipped %1$s; next %2$s (%3$s).", gone, HumanText.dayAndTime(next, now: now), HumanText.relative(next, from: now))
+        // TRANSLATORS: %1$s is the occurrence skipped, %2$s the next one with how far away it is: "Fri 4 Dec 18:00 (in 5 days)".
+        return localized("Skipped %1$s; next %2$s.", gone, HumanText.date(next, distance: true, now: now))
     }
 }

@@ -91,7 +91,7 @@ struct CLILanguageTests {
         try geoclue.waitForCalls("Start", 1)
         let list = try session.run(["chime", "list"]).stdout.split(separator: "\n")
         let header = try #require(list.first).split(separator: " ", omittingEmptySubsequences: true)
-        #expect(header == ["KENNUNG", "NÄCHSTE", "WIEDERHOLUNG", "TITEL"], "\(list)")
+        #expect(header == ["KENNUNG", "TITEL", "NÄCHSTE", "WIEDERHOLUNG"], "\(list)")
         #expect(list.count == 2 && list[1].contains("beim Betreten von 150m um 52.52,13.405"), "\(list)")
         let json = try session.run(["chime", "list", "--json"]).stdout
         #expect(json.contains("\"state\":\"scheduled\"") || json.contains("\"state\": \"scheduled\""), "\(json)")
@@ -102,7 +102,8 @@ struct CLILanguageTests {
         let added = try session.run(["chime", "add", "Milch kaufen", "--near", "52.52,13.405"])
         #expect(added.status == 0, "\(added)")
         #expect(added.stderr.contains("wartet auf eine Standortquelle"), "\(added)")
-        #expect(try session.run(["chime", "list"]).stdout.contains("wartet auf eine Standortquelle"))
+        let list = try session.run(["chime", "list"]).stdout
+        #expect(list.contains("wartet: beim Betreten oder Verlassen von 100m um 52.52,13.405"), "\(list)")
     }
 
     @Test func doctorSpeaksTheSessionsLanguageWithTheSameStatusAndEnglishJSON() throws {

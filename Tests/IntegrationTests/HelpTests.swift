@@ -39,6 +39,11 @@ struct HelpTests {
         for status in ["0 ", "1 ", "64", "69"] { #expect(help.contains("  \(status)"), "\(help)") }
     }
 
+    @Test func theRootHelpSaysHowJSONIsPrinted() throws {
+        let help = try chime("--help").stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("one JSON document, indented two spaces as jq prints it: an array for lists, an object otherwise"), "\(help)")
+    }
+
     @Test func everyJSONFlagSaysWhatItPrints() throws {
         for name in try subcommands() {
             let help = try chime(name, "--help").stdout

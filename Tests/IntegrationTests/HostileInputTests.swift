@@ -109,7 +109,7 @@ struct HostileRequestTests {
         #expect(error.message == "userInfo.ratio: is nan; a number must be finite.")
         let id = try #require(try goodResult?.get().arguments().first?.stringValue, "\(String(describing: goodResult))")
         let listed = try session.run(["chime", "list", "--json"])
-        #expect(listed.stdout.contains("\"id\":\"\(id)\""), "\(listed)")
+        #expect(listed.stdout.contains("\"id\": \"\(id)\""), "\(listed)")
         #expect(!listed.stdout.contains("Bad"))
     }
 
@@ -248,7 +248,7 @@ struct TerminalEscapeTests {
         #expect(lines[first + 1] == String(repeating: " ", count: column) + "second \\x1b[0mline", "\(show.stdout)")
 
         let listJSON = try session.run(["chime", "list", "--json"])
-        #expect(listJSON.stdout.contains(#""title":"\u001b[2J\u001b]0;owned\u0007\u001b[31mRed""#), "\(listJSON.stdout)")
+        #expect(listJSON.stdout.contains(#""title": "\u001b[2J\u001b]0;owned\u0007\u001b[31mRed""#), "\(listJSON.stdout)")
 
         #expect(try session.run(["chime", "cancel", id]).status == 0)
         let log = try session.run(["chime", "log"])

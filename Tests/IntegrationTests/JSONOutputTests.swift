@@ -57,6 +57,28 @@ struct JSONOutputTests {
         }
     }
 
+    /// One style for every command: one JSON document (an array for lists, an object
+    /// otherwise), indented two spaces as jq prints it, whether chime or chimed made it.
+    @Test(arguments: [["list", "--json"], ["show", "ID", "--json"], ["log", "--json"], ["next", "2030-01-31 09:00", "--json"],
+                      ["add", "Other", "--in", "2h", "--json"], ["cancel", "ID", "--json"]])
+    func everyJSONOutputIsOneIndentedDocument(arguments: [String]) throws {
+        let session = try TestSession()
+        let id = try session.add("Plants", "--at", "2030-01-31 08:00", "--user-info", "plant=fern")
+        // Something for the log.
+        #expect(try session.run(["chime", "cancel", try session.add("Gone", "--in", "1h")]).status == 0)
+        let result = try session.run(["chime"] + arguments.map { $0 == "ID" ? id : $0 })
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "[" || lines.first == "{", "\(result.stdout)")
+        #expect(lines.last == "" && lines.dropLast().last.map { $0 == "]" || $0 == "}" } == true, "\(result.stdout)")
+        // Every key on a line of its own, after two spaces per level, a space after its colon.
+        for line in lines where line.contains("\":") {
+            #expect(line.prefix { $0 == " " }.count % 2 == 0 && line.contains("\": "), "\(line)")
+        }
+        #expect(lines.count > 3, "\(result.stdout)")
+        _ = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+
     @Test func nextPrintsTimesAndTimestamps() throws {
         let session = try TestSession()
         let times = try array(session, "next", "2030-01-31", "09:00", "--repeat", "month", "--count", "3", "--json")

@@ -109,6 +109,18 @@ struct LogTests {
         #expect(try session.notifyCalls().count == 1)
     }
 
+    /// A title too long for the terminal is cut, as in chime list; into a pipe it is whole.
+    @Test func aLongTitleIsCutToTheTerminalsWidth() throws {
+        let session = try TestSession()
+        let title = "Renew the passport before the summer holidays, and the photos for it first"
+        #expect(try session.run(["chime", "cancel", try session.add(title, "--in", "1h")]).status == 0)
+        let narrow = try Spawned([binDirectory.appendingPathComponent("chime").path, "log"],
+                                 environment: session.environment.merging(["COLUMNS": "80"]) { $1 }).finish()
+        let lines = narrow.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines.allSatisfy { $0.count <= 80 } && lines[1].hasSuffix("…"), "\(narrow)")
+        #expect(try session.run(["chime", "log"]).stdout.contains(title))
+    }
+
     @Test func anEmptyHistorySaysSo() throws {
         let session = try TestSession()
         #expect(try session.run(["chime", "log"]).stdout == "Nothing has happened yet.\n")

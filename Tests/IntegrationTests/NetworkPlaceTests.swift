@@ -65,7 +65,7 @@ struct NetworkPlaceTests {
         let session = try TestSession(systemBus: true)
         let added = try session.run(["chime", "add", "Stand-up notes", "--on-network", "Office LAN"])
         #expect(added.stderr.contains("waiting for a location source"), "\(added)")
-        #expect(try session.run(["chime", "list"]).stdout.contains("waiting for a location source"))
+        #expect(try session.run(["chime", "list"]).stdout.contains("waiting: on entering network Office LAN"))
         try #require(session.systemBus).startTemplate("networkmanager", owning: Self.manager)
         try session.waitForDaemonLog(containing: "Active networks:")
         let list = try session.run(["chime", "list"])

@@ -77,8 +77,8 @@ struct PlaceInputTests {
         #expect(gdbus.status == 0, "\(gdbus)")
         let id = try #require(gdbus.stdout.split(separator: "'").dropFirst().first.map(String.init))
         let shown = try session.run(["chime", "show", id, "--json"])
-        #expect(shown.stdout.contains("\"radius\":1500"), "\(shown)")
-        #expect(shown.stdout.contains("\"notifyOnEntry\":false") && shown.stdout.contains("\"notifyOnExit\":true"), "\(shown)")
-        #expect(shown.stdout.contains("\"regionTriggersOnce\":true"), "\(shown)")
+        #expect(shown.stdout.contains("\"radius\": 1500"), "\(shown)")
+        #expect(shown.stdout.contains("\"notifyOnEntry\": false") && shown.stdout.contains("\"notifyOnExit\": true"), "\(shown)")
+        #expect(shown.stdout.contains("\"regionTriggersOnce\": true"), "\(shown)")
     }
 }

@@ -98,8 +98,9 @@ struct RegionTests {
         let added = try session.run(["chime", "add", "Buy milk", "--near", "52.52,13.405"])
         #expect(added.status == 0, "\(added)")
         #expect(added.stderr.contains("waiting for a location source"), "\(added)")
+        // The list names the place it waits to watch.
         let list = try session.run(["chime", "list"])
-        #expect(list.stdout.contains("waiting for a location source"), "\(list)")
+        #expect(list.stdout.contains("waiting: on entering or leaving 100m around 52.52,13.405"), "\(list)")
         try session.waitForDaemonLog(containing: "waits for a location source")
         // GeoClue appears: chimed follows its name and starts a client, no restart.
         let geoclue = try FakeGeoClue(on: try #require(session.systemBus))
@@ -115,16 +116,19 @@ struct RegionTests {
         let added = try session.run(["chime", "add", "Buy milk", "--near", "52.52,13.405", "--radius", "1km"])
         #expect(added.status == 0, "\(added)")
         let list = try session.run(["chime", "list"])
-        #expect(list.stdout.contains("waiting for a location source"), "\(list)")
-        #expect(try session.run(["chime", "show", added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]).stdout
-            .contains("radius=1000"))
+        #expect(list.stdout.contains("waiting: on entering or leaving 1km around 52.52,13.405"), "\(list)")
+        // show agrees with list, and says the place in words.
+        let shown = try session.run(["chime", "show", added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]).stdout
+            .split(separator: "\n")
+        #expect(shown.contains { $0.hasPrefix("state: ") && $0.hasSuffix(" waiting for a location source") }, "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("place: ") && $0.hasSuffix(" on entering or leaving 1km around 52.52,13.405") }, "\(shown)")
     }
 
     @Test func aDenialWaitsAndDoctorSaysWhatToDo() throws {
         let (session, geoclue, _) = try start([], denying: true)
         try geoclue.waitForCalls("Start", 1)
         try session.waitForDaemonLog(containing: "GeoClue denied Chime")
-        #expect(try session.run(["chime", "list"]).stdout.contains("waiting for a location source"))
+        #expect(try session.run(["chime", "list"]).stdout.contains("waiting: on entering"))
         let doctor = try session.run(["chime", "doctor"])
         #expect(doctor.stdout.contains("GeoClue denied Chime its location"), "\(doctor)")
         #expect(doctor.stdout.contains("Privacy › Location"), "\(doctor)")

@@ -85,12 +85,30 @@ struct SchedulerBusTests {
         // Waiting, and visible as such.
         let listed = try session.run(["chime", "list"]).stdout.split(separator: "\n")
         #expect(listed.count == 3, "\(listed)")
-        #expect(listed[1].hasPrefix(first) && listed[1].contains("pending") && listed[1].hasSuffix("first"), "\(listed)")
+        #expect(listed[1].hasPrefix(first + "  first  ") && listed[1].contains("  pending since "), "\(listed)")
         try session.startNotificationServer(capabilities: "body actions")
         let calls = try session.waitForNotifyCalls(2)
         #expect(calls.count == 2)
         #expect(calls[0].contains("<'first'>"))
         #expect(calls[1].contains("<'second'>"))
+    }
+
+    /// Due with no server: List gives a pending one by the time it came due, before what is
+    /// still to come, and Get says pending too, as List does.
+    @Test func aPendingOneIsListedByTheTimeItCameDueAndGetSaysPending() throws {
+        let session = try TestSession(capabilities: nil)
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let later = try session.add("Later", "--in", "1h")
+        let due = try session.add("Due", "--in", "1s")
+        _ = try monitor.waitForLine(containing: "Fired ('\(due)'")
+        let listed = try session.listedJSON()
+        #expect(listed.map { $0["id"] as? String } == [due, later], "\(listed)")
+        #expect(listed.first?["state"] as? String == "pending")
+        let dueAt = try #require(listed.first?["nextFire"] as? Int, "\(listed)")
+        #expect(dueAt <= Int(Date().timeIntervalSince1970), "when it came due: \(dueAt)")
+        let shown = try session.shownJSON(due)
+        #expect(shown["state"] as? String == "pending", "\(shown)")
+        #expect(shown["nextFire"] as? Int == dueAt, "\(shown)")
     }
 
     @Test(arguments: [

@@ -203,7 +203,7 @@ private struct Scenario {
         }
         try server.press(label: MatrixTestsLabels.soon, key: "soon", notification: serverID)
         try session.waitForDaemonLog(containing: "Ignored 'soon' on \(id)")
-        let copies = try session.run(["chime", "list", "--json"]).stdout.components(separatedBy: "\"origin\":\"\(id)\"").count - 1
+        let copies = try session.run(["chime", "list", "--json"]).stdout.components(separatedBy: "\"origin\": \"\(id)\"").count - 1
         try expect(copies == 1, "\(copies) snoozed copies after two presses")
         try cancelAll()
         return ""

@@ -36,3 +36,14 @@ struct JSONTextTests {
         #expect(parsed == [text])
     }
 }
+
+extension JSONTextTests {
+    @Test func indentingCompactTextGivesThePrettyForm() {
+        #expect(JSONText.indented(Self.sample.compact) == Self.sample.rendered())
+        #expect(JSONText.indented("[]") == "[]")
+        #expect(JSONText.indented(" { } ") == "{}")
+        // Brackets, commas and colons inside strings are text.
+        let tricky = JSONText.array([.object([("k,{:", .string("[a]: \"b\", {c}\\"))]), .array([.integer(1), .integer(2)])])
+        #expect(JSONText.indented(tricky.compact) == tricky.rendered())
+    }
+}

@@ -123,10 +123,11 @@ public final class TestSession {
     /// wants another language says so in `extraEnvironment`. Unit tests in this process
     /// point XDG_DATA_DIRS at a scratch folder and set systemd's watchdog variables
     /// (AppLauncherTests, WatchdogTests): a server started after them would find no
-    /// GSettings schema (GNOME Shell aborts), so those are never passed on.
+    /// GSettings schema (GNOME Shell aborts), so those are never passed on. Nor is the
+    /// runner's `COLUMNS`: `chime list` would cut its titles to the runner's terminal.
     static var inheritedEnvironment: [String: String] {
         var env = ProcessInfo.processInfo.environment
-        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "XDG_DATA_DIRS", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] {
+        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "XDG_DATA_DIRS", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "COLUMNS"] {
             env[name] = nil
         }
         env["LANG"] = "C.UTF-8"

@@ -12,7 +12,7 @@ struct AddEchoTests {
 
     @Test(arguments: distances)
     func howFarAwayIsSaidInTheLargestUnitThatFits(ahead: Int64, expected: String) {
-        #expect(HumanText.relative(1_798_131_600 + ahead, from: 1_798_131_600) == expected)
+        #expect(HumanText.distance(to: 1_798_131_600 + ahead, from: 1_798_131_600) == expected)
     }
 
     @Test func theIdComesFirstAndJSONAddsTheInstant() {

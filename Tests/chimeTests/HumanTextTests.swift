@@ -19,20 +19,19 @@ struct HumanTextTests {
     }
 
     @Test(arguments: [
-        (3600, "2026-12-24T18:00:00+01:00", "2026-12-24 18:00:00 +01:00"),
-        (0, "2026-12-24T17:00:00+00:00", "2026-12-24 17:00:00 +00:00"),
-        (-18_000, "2026-12-24T12:00:00-05:00", "2026-12-24 12:00:00 -05:00"),
-        (19_800, "2026-12-24T22:30:00+05:30", "2026-12-24 22:30:00 +05:30"),
+        (3600, "2026-12-24T18:00:00+01:00"),
+        (0, "2026-12-24T17:00:00+00:00"),
+        (-18_000, "2026-12-24T12:00:00-05:00"),
+        (19_800, "2026-12-24T22:30:00+05:30"),
         // Local mean time, as in New York until 1883: the offset keeps its seconds.
-        (-17_762, "2026-12-24T12:03:58-04:56:02", "2026-12-24 12:03:58 -04:56:02"),
+        (-17_762, "2026-12-24T12:03:58-04:56:02"),
     ])
-    func instantsBecomeISOTimesWithTheirOffset(offset: Int, iso: String, spaced: String) {
+    func instantsBecomeISOTimesWithTheirOffset(offset: Int, iso: String) {
         // The local parts of 2026-12-24T17:00:00Z in a zone `offset` seconds east of UTC.
         var time = time_t(1_798_131_600 + offset)
         var parts = tm()
         gmtime_r(&time, &parts)
         parts.tm_gmtoff = offset
         #expect(HumanText.isoText(parts) == iso)
-        #expect(HumanText.isoText(parts, separator: " ", offsetSeparator: " ") == spaced)
     }
 }
