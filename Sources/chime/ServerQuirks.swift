@@ -77,7 +77,7 @@ extension Diagnosis {
                 closedComesBack,
             ]
         case "Plasma":
-            return [keptAfterButton, keptAfterClick]
+            return [keptAfterButton, keptAfterClick, closedComesBack]
         default:
             return []
         }
