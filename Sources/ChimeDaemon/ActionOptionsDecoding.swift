@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 
@@ -9,7 +10,7 @@ import DBus
 /// They apply to the buttons the same request lists in `actions`: a category's buttons
 /// take theirs from the user's config, as their handlers do.
 enum ActionOptionsDecoding {
-    static let key = "actionOptions"
+    static let key = NotificationKey.actionOptions.rawValue
     static let stringPrefix = "actionOption."
 
     /// Decodes the typed `actionOptions` value.

@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import DBus
 
@@ -20,20 +21,20 @@ enum AlertDecoding {
             let value = wrapped.unwrapped
             do throws(FieldError) {
                 if try extra(key, value) { continue }
-                switch key {
-                case "actions":
+                switch NotificationKey(rawValue: key) {
+                case .actions:
                     fields.actions = try actions(from: value)
-                case ActionOptionsDecoding.key:
+                case .actionOptions:
                     fields.actionOptions = try ActionOptionsDecoding.typed(value)
-                case "hints":
+                case .hints:
                     guard let hints = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
                     try RequestLimits.Counted.hints.check(hints.count)
                     fields.hints = try hints.map { (name, v) throws(FieldError) in try hint(name: name, value: v.unwrapped) }
-                case "userInfo":
+                case .userInfo:
                     guard let info = value.stringKeyedEntries else { throw FieldError(key, "must be a dictionary a{sv}.") }
                     try RequestLimits.Counted.userInfo.check(info.count)
                     for (name, v) in info { fields.userInfo[name] = try userInfoValue(name, v.unwrapped) }
-                case "urgency":
+                case .urgency:
                     if case .byte(let b) = value {
                         guard let urgency = Urgency(rawValue: b) else { throw FieldError(key, "byte \(b) is not 0 (low), 1 (normal) or 2 (critical).") }
                         fields.alert.urgency = urgency
@@ -42,12 +43,12 @@ enum AlertDecoding {
                     } else {
                         throw FieldError(key, "must be a byte (0-2) or one of low, normal, critical, not type '\(value.signature)'.")
                     }
-                case "expires":
+                case .expires:
                     guard let ms = value.integerValue, let ms32 = Int32(exactly: ms) else {
                         throw FieldError(key, "must be an integer number of milliseconds, not type '\(value.signature)'.")
                     }
                     fields.alert.expires = ms32
-                case "badge":
+                case .badge:
                     guard let badge = value.integerValue else { throw FieldError(key, "must be an integer, not type '\(value.signature)'.") }
                     fields.alert.badge = Int(clamping: badge)
                 default:
@@ -162,8 +163,11 @@ enum AlertDecoding {
 
 /// The alert being assembled, with the fields both forms set from a plain string.
 struct AlertFields {
-    static let stringKeys = ["title", "body", "appName", "desktopEntry", "image", "sound", "category", "defaultAction", "textDomain"]
-    static let allKeys = stringKeys + ["urgency", "expires", "badge", "actions", ActionOptionsDecoding.key, "hints", "userInfo"]
+    /// The keys set from a plain string, and every key of an alert: NotificationKey's
+    /// names, so that the decoder and the encoder cannot drift apart.
+    static let stringKeys = [NotificationKey.title, .body, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .textDomain]
+        .map(\.rawValue)
+    static let allKeys = stringKeys + [NotificationKey.urgency, .expires, .badge, .actions, .actionOptions, .hints, .userInfo].map(\.rawValue)
 
     var alert = Alert(title: "")
     var actions: [Action] = []
@@ -181,21 +185,21 @@ struct AlertFields {
     }
 
     mutating func set(_ key: String, _ text: String) throws(FieldError) {
-        switch key {
-        case "title":
+        switch NotificationKey(rawValue: key) {
+        case .title:
             guard text.utf8.count <= RequestLimits.titleBytes else {
                 throw FieldError(key, "is \(text.utf8.count) bytes long; a title may have at most \(RequestLimits.titleBytes).")
             }
             alert.title = text
-        case "body": alert.body = text
-        case "appName": alert.appName = text
-        case "desktopEntry": alert.desktopEntry = text.hasSuffix(".desktop") ? String(text.dropLast(8)) : text
-        case "image": alert.image = text
-        case "sound": alert.sound = try Sound(parsing: text)
-        case "category": alert.category = text
+        case .body: alert.body = text
+        case .appName: alert.appName = text
+        case .desktopEntry: alert.desktopEntry = text.hasSuffix(".desktop") ? String(text.dropLast(8)) : text
+        case .image: alert.image = text
+        case .sound: alert.sound = try Sound(parsing: text)
+        case .category: alert.category = text
         // An empty label is UILocalNotification's hasAction = NO.
-        case "defaultAction": alert.defaultAction = text
-        case "textDomain": alert.textDomain = try TextDomainField.parse(text)
+        case .defaultAction: alert.defaultAction = text
+        case .textDomain: alert.textDomain = try TextDomainField.parse(text)
         default:
             throw FieldError(key, "is not a notification field; known fields are \(Self.allKeys.joined(separator: ", ")).")
         }
