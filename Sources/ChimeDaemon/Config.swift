@@ -81,7 +81,7 @@ struct Config: Equatable, Sendable {
 
     /// `$XDG_CONFIG_HOME/chime/config`, or `~/.config/chime/config`.
     static var defaultURL: URL {
-        Daemon.chimeDirectory(in: "XDG_CONFIG_HOME", else: ".config").appending(path: "config", directoryHint: .notDirectory)
+        UserFolders.config.appending(path: "config", directoryHint: .notDirectory)
     }
 
     /// The largest config read: a config with dozens of categories is a few KiB.

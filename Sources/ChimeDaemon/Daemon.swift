@@ -43,31 +43,6 @@ public final class Daemon {
         trace.mark("bus")
     }
 
-    /// `$XDG_DATA_HOME/chime`, or `~/.local/share/chime`.
-    public static var dataDirectory: URL { chimeDirectory(in: "XDG_DATA_HOME", else: ".local/share") }
-
-    /// `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`: where the history lives.
-    public static var stateDirectory: URL { chimeDirectory(in: "XDG_STATE_HOME", else: ".local/state") }
-
-    /// `chime` in an XDG base directory: the variable's value, or `fallback` in the home
-    /// folder when it is unset or relative (the XDG Base Directory spec calls a relative
-    /// path invalid). One URL, made from the whole path and told it is a folder: each URL
-    /// made costs a parse, and without the hint a stat(2) too.
-    static func chimeDirectory(in variable: String, else fallback: String) -> URL {
-        var base = environmentValue(variable).flatMap { $0.hasPrefix("/") ? $0 : nil } ?? homeDirectory + "/" + fallback
-        while base.hasSuffix("/") { base.removeLast() }
-        return URL(filePath: base + "/chime", directoryHint: .isDirectory)
-    }
-
-    /// `$HOME`, or the user's home folder in the password database when it is unset.
-    static var homeDirectory: String {
-        if let home = environmentValue("HOME") { return home }
-        var entry = passwd(), found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let home = entry.pw_dir else { return "/" }
-        return String(cString: home)
-    }
-
     /// Reads the user's config (at start and on SIGHUP): each error on a line of its own,
     /// each costing only its group; a file that cannot be read leaves the last good
     /// config in force.
@@ -154,7 +129,7 @@ public final class Daemon {
             }
             let store: Store
             do {
-                store = try Store(directory: Self.dataDirectory, stateDirectory: Self.stateDirectory, history: .whenFirstNeeded,
+                store = try Store(directory: UserFolders.data, stateDirectory: UserFolders.state, history: .whenFirstNeeded,
                                   whileLocked: { (try? nameRequest.result()) == .owned })
             } catch {
                 if try nameRequest.result() == .taken { return lost() }
