@@ -11,7 +11,7 @@ protocol NotificationPoster: AnyObject {
     var isReady: Bool { get }
     var onEvent: (NotificationClient.Event) -> Void { get set }
     /// Sends `Notify`; `reply` gets the server's id for it, or why not.
-    func notify(_ request: NotifyRequest, reply: @escaping (Result<UInt32, NotificationClient.Failure>) -> Void)
+    func notify(_ request: NotifyArguments, reply: @escaping (Result<UInt32, NotificationClient.Failure>) -> Void)
     /// Asks the server to close one of its notifications.
     func close(serverID: UInt32)
     /// The current server process, as the bus's id and its unique name (unique names are
@@ -171,7 +171,7 @@ final class NotificationClient: NotificationPoster {
 
     /// Sends `Notify` to the current server; `reply` gets its id for the notification,
     /// but only when the answer comes from the server that is still the owner.
-    func notify(_ request: NotifyRequest, reply: @escaping (Result<UInt32, Failure>) -> Void) {
+    func notify(_ request: NotifyArguments, reply: @escaping (Result<UInt32, Failure>) -> Void) {
         guard let server = owner else { return reply(.failure(.noServer)) }
         let message: Message
         do {

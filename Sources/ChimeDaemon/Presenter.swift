@@ -273,7 +273,7 @@ final class Presenter {
         }
             ?? delivery.stored.replacing.flatMap { id in onScreen.serverID { deliveries[$0]?.id == id } }
             ?? delivery.replacesServerID ?? 0
-        let request = NotifyRequest(alert: alert, capabilities: server.capabilities, replacesID: replaced)
+        let request = NotifyArguments(alert: alert, capabilities: server.capabilities, replacesID: replaced)
         // A server without the sound capability ignores the hints; play it here, and
         // only here, so it never sounds twice.
         if !request.serverPlaysSound { sounds?.play(alert.sound, for: delivery.stored.id) }

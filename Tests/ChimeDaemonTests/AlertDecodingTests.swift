@@ -129,7 +129,7 @@ struct AlertDecodingLimitTests {
     }
 }
 
-struct NotifyRequestTests {
+struct NotifyArgumentsTests {
     @Test func argumentsFollowTheSpecification() {
         var alert = Alert(title: "T")
         alert.body = "1 < 2"
@@ -137,7 +137,7 @@ struct NotifyRequestTests {
         alert.sound = .file("/tmp/a.oga")
         alert.category = "im.received"
         alert.hints = [.custom(name: "urgency", .int32(9)), .transient(true)]
-        let request = NotifyRequest(alert: alert, capabilities: ["body"])
+        let request = NotifyArguments(alert: alert, capabilities: ["body"])
         let args = request.arguments
         #expect(args.map(\.signature.rawValue).joined() == "susssasa{sv}i")
         #expect(args[4] == .string("1 < 2"))
@@ -154,21 +154,21 @@ struct NotifyRequestTests {
     @Test func imageFilesGoAsFileURIsAndIconNamesAsTheyAre() {
         var alert = Alert(title: "T")
         alert.image = "/tmp/tea time.png"
-        let file = NotifyRequest(alert: alert, capabilities: ["body"])
+        let file = NotifyArguments(alert: alert, capabilities: ["body"])
         #expect(Dictionary(uniqueKeysWithValues: file.hints)["image-path"] == .string("file:///tmp/tea%20time.png"))
         #expect(file.arguments[2] == .string("file:///tmp/tea%20time.png"))
         alert.image = "dialog-information"
-        let named = NotifyRequest(alert: alert, capabilities: ["body"])
+        let named = NotifyArguments(alert: alert, capabilities: ["body"])
         #expect(Dictionary(uniqueKeysWithValues: named.hints)["image-path"] == .string("dialog-information"))
     }
 
     @Test func markupServersGetEscapedBodies() {
         var alert = Alert(title: "T")
         alert.body = "<b>&"
-        #expect(NotifyRequest(alert: alert, capabilities: ["body-markup"]).body == "&lt;b&gt;&amp;")
-        #expect(NotifyRequest(alert: alert, capabilities: []).body == "<b>&")
+        #expect(NotifyArguments(alert: alert, capabilities: ["body-markup"]).body == "&lt;b&gt;&amp;")
+        #expect(NotifyArguments(alert: alert, capabilities: []).body == "<b>&")
         alert.body = "\"quoted\""
-        #expect(NotifyRequest(alert: alert, capabilities: ["body-markup"]).body == "&quot;quoted&quot;")
+        #expect(NotifyArguments(alert: alert, capabilities: ["body-markup"]).body == "&quot;quoted&quot;")
     }
 
     @Test func buttonsGoAsIconsOnlyWhenTheServerAndEveryButtonHaveOne() {
@@ -176,12 +176,12 @@ struct NotifyRequestTests {
         alert.defaultAction = "Open"
         alert.actions = [Action(key: "later", label: "Later", options: ActionOptions(icon: "alarm-symbolic")),
                          Action(key: "done", label: "Done", options: ActionOptions(icon: "object-select-symbolic"))]
-        let icons = NotifyRequest(alert: alert, capabilities: ["actions", "action-icons"])
+        let icons = NotifyArguments(alert: alert, capabilities: ["actions", "action-icons"])
         #expect(icons.arguments[5] == .stringArray(["default", "Open", "alarm-symbolic", "Later", "object-select-symbolic", "Done"]))
         #expect(Dictionary(uniqueKeysWithValues: icons.hints)["action-icons"] == .bool(true))
         #expect(icons.keysByIdentifier == ["alarm-symbolic": "later", "object-select-symbolic": "done"])
 
-        let plain = NotifyRequest(alert: alert, capabilities: ["actions"])
+        let plain = NotifyArguments(alert: alert, capabilities: ["actions"])
         #expect(plain.arguments[5] == .stringArray(["default", "Open", "later", "Later", "done", "Done"]))
         #expect(Dictionary(uniqueKeysWithValues: plain.hints)["action-icons"] == nil)
         #expect(plain.keysByIdentifier.isEmpty)
@@ -190,9 +190,9 @@ struct NotifyRequestTests {
         // icon, or two with the same one, keeps them all as keys.
         var partial = alert
         partial.actions[1].options = nil
-        #expect(!NotifyRequest(alert: partial, capabilities: ["actions", "action-icons"]).sendsActionIcons)
+        #expect(!NotifyArguments(alert: partial, capabilities: ["actions", "action-icons"]).sendsActionIcons)
         var same = alert
         same.actions[1].options = ActionOptions(icon: "alarm-symbolic")
-        #expect(!NotifyRequest(alert: same, capabilities: ["actions", "action-icons"]).sendsActionIcons)
+        #expect(!NotifyArguments(alert: same, capabilities: ["actions", "action-icons"]).sendsActionIcons)
     }
 }

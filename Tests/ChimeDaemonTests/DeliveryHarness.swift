@@ -99,12 +99,12 @@ final class FakeServer: NotificationPoster {
     /// What a server with a history of closed notifications (dunst) would answer.
     var closedHistory: Set<UInt32>?
     /// Every Notify, in order, and whether it was answered yet.
-    private(set) var requests: [(request: NotifyRequest, reply: (Result<UInt32, NotificationClient.Failure>) -> Void)] = []
+    private(set) var requests: [(request: NotifyArguments, reply: (Result<UInt32, NotificationClient.Failure>) -> Void)] = []
     private(set) var answered: Set<Int> = []
     private(set) var closed: [UInt32] = []
     private var nextID: UInt32 = 1
 
-    func notify(_ request: NotifyRequest, reply: @escaping (Result<UInt32, NotificationClient.Failure>) -> Void) {
+    func notify(_ request: NotifyArguments, reply: @escaping (Result<UInt32, NotificationClient.Failure>) -> Void) {
         requests.append((request, reply))
     }
 

@@ -3,7 +3,7 @@ import DBus
 import FoundationEssentials
 
 /// The arguments of one `Notify` call, shaped by what the server can do.
-struct NotifyRequest {
+struct NotifyArguments {
     let alert: Alert
     /// What the server said it can do; nil while it has not said (sent as plain text).
     let capabilities: Set<String>?
