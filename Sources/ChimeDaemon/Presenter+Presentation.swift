@@ -28,15 +28,11 @@ extension Presenter {
     func decided(_ seq: Int64, _ decision: PresentationDecision) {
         guard let delivery = deliveries[seq], !delivery.withdrawn else {
             // Cancelled while its app was asked: nothing of it is done.
-            if let delivery = deliveries[seq] { remove(delivery) }
-            inFlight -= 1
-            return pump()
+            return releaseSlot { if let delivery = deliveries[seq] { remove(delivery) } }
         }
         if decision.presentation.contains(.badge) { onBadge(delivery.stored.alert) }
         guard decision.presentation.contains(.alert) else {
-            inFlight -= 1
-            withhold(delivery, decision)
-            return pump()
+            return releaseSlot { withhold(delivery, decision) }
         }
         post(delivery, decision.presentation)
     }

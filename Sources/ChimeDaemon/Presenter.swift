@@ -49,7 +49,7 @@ final class Presenter {
     /// Waiting deliveries in the order they are to be sent.
     var queue: Deque<Int64> = []
     /// Deliveries being decided (the app in front asked) or with a `Notify` in flight.
-    var inFlight = 0
+    private(set) var inFlight = 0
     private var pumping = false
     var nextSeq: Int64 = 1
     var onScreen = OnScreen(limit: Presenter.maxTracked)
@@ -243,6 +243,7 @@ final class Presenter {
         armRetry()
     }
 
+    /// A delivery holds one of the ``maxInFlight`` slots from here until ``releaseSlot(_:)``.
     private func send(_ delivery: Delivery) {
         delivery.state = .sent
         inFlight += 1
@@ -284,18 +285,27 @@ final class Presenter {
     }
 
     private func answered(_ seq: Int64, _ result: Result<UInt32, NotificationClient.Failure>) {
-        inFlight -= 1
-        defer { pump() }
-        guard let delivery = deliveries[seq] else { return }
-        switch result {
-        case .success(let serverID):
-            shown(delivery, serverID: serverID)
-        case .failure(.noServer):
-            delivery.state = .waiting
-            queue.append(seq)
-        case .failure(.failed(let error)):
-            failed(delivery, error)
+        releaseSlot {
+            guard let delivery = deliveries[seq] else { return }
+            switch result {
+            case .success(let serverID):
+                shown(delivery, serverID: serverID)
+            case .failure(.noServer):
+                delivery.state = .waiting
+                queue.append(seq)
+            case .failure(.failed(let error)):
+                failed(delivery, error)
+            }
         }
+    }
+
+    /// Gives back the slot a delivery held since ``send(_:)`` (its Notify was answered, or
+    /// it ended without one), runs `finish`, then lets the next delivery take it: the one
+    /// place a slot is given back, so the count of those in flight cannot drift.
+    func releaseSlot(_ finish: () -> Void = {}) {
+        inFlight -= 1
+        finish()
+        pump()
     }
 
     private func shown(_ delivery: Delivery, serverID: UInt32) {
