@@ -55,6 +55,12 @@ final class Schedule {
 
     /// Entries in the heap, current and stale, for the tests.
     var heapEntryCount: Int { heap.count }
+    /// The due time of each notification the heap holds a current entry for, for the tests.
+    var heapDueTimes: [String: Date] {
+        var current: [String: Date] = [:]
+        for entry in heap.unordered where dueTimes[entry.id] == entry.date { current[entry.id] = entry.date }
+        return current
+    }
 
     init(store: Store, commits: CommitQueue, places: PlaceTriggers? = nil, logger: Logger) {
         (self.store, self.commits, self.places, self.logger) = (store, commits, places, logger)
