@@ -10,7 +10,7 @@ import Logging
 ///
 /// Two kinds of change, two orders:
 /// - A change someone asks for (Schedule, Update, Skip, Cancel, a press's Complete or
-///   snooze, an import, a calendar source) is staged in the group commit and reaches the
+///   snooze, an import) is staged in the group commit and reaches the
 ///   heap and the watch only once its transaction is on disk. One the store refuses (a
 ///   full disk) leaves all three as they were, and its caller hears why.
 /// - What has already happened (a firing, a crossing, a change of the system's zone)
