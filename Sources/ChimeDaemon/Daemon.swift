@@ -81,10 +81,10 @@ public final class Daemon {
 
     /// What keeps chimed well over the day: the store's backups and compaction (and the
     /// notice of a recovery), systemd's watchdog.
-    private func startServices(store: Store, presenter: Presenter, scheduler: Scheduler, commits: CommitQueue) {
+    private func startServices(store: Store, presenter: Presenter, schedule: Schedule, commits: CommitQueue) {
         upkeep = StoreUpkeep(store: store, presenter: presenter, commits: commits, connection: connection, loop: loop,
                              logger: logger) {
-            scheduler.upcoming.next
+            schedule.upcoming.next
         }
         watchdog = Watchdog(environment: Watchdog.environment, loop: loop, logger: logger) { [unowned self] in
             self.connection.isConnected
@@ -148,14 +148,17 @@ public final class Daemon {
             let commands = CommandRunner(loop: loop, logger: logger, placement: placement)
             let time = LoopTimekeeper(loop: loop)
             let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
-            let scheduler = Scheduler(store: store, presenter: presenter, commits: commits, time: time, logger: logger)
             let lock = SessionLock(logger: logger)
             // A connection of its own, opened only while a place notification exists.
-            let places = PlaceTriggers(store: store, presenter: presenter, commits: commits, time: time, loop: loop, logger: logger)
-            scheduler.places = places
+            let places = PlaceTriggers(presenter: presenter, time: time, loop: loop, logger: logger)
+            // The one writer of the schedule: the store, the heap of due times and the place watch.
+            let schedule = Schedule(store: store, commits: commits, places: places, logger: logger)
+            let scheduler = Scheduler(store: store, schedule: schedule, presenter: presenter, commits: commits, time: time,
+                                      logger: logger)
             places.onFired = { [unowned scheduler] notification in scheduler.onFired(notification, 0, true) }
             let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
-                                           scheduler: scheduler, commits: commits, commands: commands, lock: lock, logger: logger)
+                                           schedule: schedule, scheduler: scheduler, commits: commits, commands: commands,
+                                           lock: lock, logger: logger)
             self.presenter = presenter
             self.service = service
             loadConfig()
@@ -172,7 +175,7 @@ public final class Daemon {
                 logger.warning("Cannot watch /etc/localtime (\(error)); time-zone changes apply after a restart.")
             }
             try scheduler.start()
-            try places.start()
+            try schedule.loadPlaces()
             trace.mark("schedule")
             logger.info("chimed \(chimeVersion) owns \(ChimeBus.name); store \(store.databaseURL.path).")
             logger.info("\(trace.summary).")
@@ -194,7 +197,7 @@ public final class Daemon {
                 rest.mark("history")
                 self.connectSystemBus(for: lock)
                 rest.mark("system bus")
-                self.startServices(store: store, presenter: presenter, scheduler: scheduler, commits: commits)
+                self.startServices(store: store, presenter: presenter, schedule: schedule, commits: commits)
                 rest.mark("services")
                 // Bound now, not at the first label of the first reminder that fires: the
                 // search would make that one late.

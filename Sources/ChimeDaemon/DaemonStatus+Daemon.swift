@@ -5,9 +5,9 @@ import FoundationEssentials
 extension DaemonStatus {
     /// What `Status` tells `chime doctor` about this chimed now; optional parts stay
     /// absent, not empty.
-    init(store: Store, scheduler: Scheduler, presenter: Presenter, client: NotificationClient, config: ConfigInForce, zone: Zone) {
+    init(store: Store, schedule: Schedule, presenter: Presenter, client: NotificationClient, config: ConfigInForce, zone: Zone) {
         self.init()
-        let upcoming = scheduler.upcoming
+        let upcoming = schedule.upcoming
         version = chimeVersion
         interface = Scheduler1.name.rawValue
         pid = UInt32(clamping: ProcessInfo.processInfo.processIdentifier)
@@ -22,8 +22,8 @@ extension DaemonStatus {
         localSound = presenter.sounds?.isAvailable ?? false
         lastLocalSound = presenter.sounds?.lastResult
         backup = store.lastBackup.map(NotificationEncoding.seconds)
+        (locationSource, networkSource) = schedule.placeSources
         // Shown until the user removes the damaged file it keeps.
-        (locationSource, networkSource) = scheduler.places?.sourceStates ?? ("unused", "unused")
         if let recovery = store.recovery, FileManager.default.fileExists(atPath: recovery.keptAs) { self.recovery = recovery.sentence }
         self.config = config.path
         categories = config.categories.keys.sorted()

@@ -8,16 +8,18 @@ import Logging
 /// NetworkManager (networks) report, through the same path as a due date: the
 /// presenter's delivery, a `fired` history event and the `Fired` signal.
 ///
-/// Place notifications are not in the scheduler's heap of due times and add no wake-ups.
+/// It is the place watch of the ``Schedule``, which alone changes what it watches
+/// (``watch(_:)``, ``keep(_:)``, ``unwatch(ids:)``): what it sees happen at a place goes
+/// to the schedule (``onPresence``, ``onCrossing``) to be written and watched together.
+///
+/// Place notifications are not in the heap of due times and add no wake-ups.
 /// The system bus is connected only while one exists, and GeoClue's client is held only
 /// while a region does. Without a system bus or the service, they wait (state `waiting`,
 /// and the log says so) and start working when the service appears on the bus. A system
 /// bus that is missing at that moment is tried again at the next place scheduled, or at
 /// the next start; one that goes away stops nothing else.
 final class PlaceTriggers {
-    private let store: Store
     private let presenter: Presenter
-    private let commits: CommitQueue
     private let time: Timekeeper
     private let loop: EventLoop
     private let logger: Logger
@@ -39,20 +41,26 @@ final class PlaceTriggers {
 
     /// A place notification fired (after its delivery went to the presenter).
     var onFired: (ScheduledNotification) -> Void = { _ in }
+    /// Where the user is for a place notification changed without firing it (the
+    /// notification with its new presence): the schedule writes it and keeps it watched.
+    var onPresence: (ScheduledNotification) -> Void = { _ in }
+    /// A crossing fired a place notification (`once`: for the last time), with its history
+    /// event: the schedule writes both and keeps or drops it from the watch.
+    var onCrossing: (_ fired: ScheduledNotification, _ once: Bool, HistoryEntry) -> Void = { _, _, _ in }
 
-    init(store: Store, presenter: Presenter, commits: CommitQueue, time: Timekeeper, loop: EventLoop, logger: Logger) {
-        (self.store, self.presenter, self.commits, self.time, self.loop, self.logger) = (store, presenter, commits, time, loop, logger)
+    init(presenter: Presenter, time: Timekeeper, loop: EventLoop, logger: Logger) {
+        (self.presenter, self.time, self.loop, self.logger) = (presenter, time, loop, logger)
     }
 
-    /// Loads the scheduled place notifications and starts following what they need.
-    func start() throws(StoreError) {
-        for notification in try store.scheduledPlaces() { places[notification.id] = notification }
+    /// Watches the scheduled place notifications read at start, and follows what they need.
+    func start(watching scheduled: [ScheduledNotification]) {
+        for notification in scheduled { places[notification.id] = notification }
         if !places.isEmpty { logger.info("\(places.count) waiting for a place.") }
         updateSources()
     }
 
-    /// Takes a newly committed notification; false when it has no place (the scheduler's).
-    func add(_ notification: ScheduledNotification) -> Bool {
+    /// Watches a newly committed notification; false when it has no place (the heap's).
+    func watch(_ notification: ScheduledNotification) -> Bool {
         guard notification.rule.trigger.place != nil else { return false }
         places[notification.id] = notification
         updateSources()
@@ -70,8 +78,14 @@ final class PlaceTriggers {
         }
     }
 
+    /// Replaces the copy watched of `notification` (where the user was, its firings),
+    /// unless it is not watched any more.
+    func keep(_ notification: ScheduledNotification) {
+        if places[notification.id] != nil { places[notification.id] = notification }
+    }
+
     /// Forgets cancelled or completed notifications.
-    func remove(ids: [String]) {
+    func unwatch(ids: [String]) {
         // Each lookup hashes its id, even in an empty dictionary: a CancelAll of a million
         // hashed a million here for no place at all.
         guard !places.isEmpty else { return }
@@ -81,7 +95,7 @@ final class PlaceTriggers {
     }
 
     /// Forgets every place notification (all were cancelled).
-    func removeAll() {
+    func unwatchAll() {
         guard !places.isEmpty else { return }
         places.removeAll()
         updateSources()
@@ -93,6 +107,9 @@ final class PlaceTriggers {
         if place.isRegion { return ![.starting, .granted].contains(location?.state ?? .unavailable) }
         return networks?.state != .following
     }
+
+    /// The ids watched, for the tests.
+    var watchedIDs: [String] { places.keys.sorted() }
 
     /// `locationSource` and `networkSource` for Status.
     var sourceStates: (location: String, network: String) {
@@ -205,10 +222,9 @@ final class PlaceTriggers {
             if place.fires(from: notification.presence, to: presence) {
                 fire(notification, place, presence)
             } else {
-                places[id]?.presence = presence
-                commits.stage({ [store] db in try store.recordPresence(id: id, presence, in: db) }, done: { [logger] result in
-                    if case .failure(let error) = result { logger.error("Cannot record where the user is for \(id): \(error)") }
-                })
+                var moved = notification
+                moved.presence = presence
+                onPresence(moved)
             }
         }
     }
@@ -224,18 +240,7 @@ final class PlaceTriggers {
         let detail = (presence == .inside ? "Entered " : "Left ") + Self.describe(place) + "."
         logger.info("\(notification.id): \(detail)")
         let event = HistoryEntry(time: instant, id: notification.id, event: .fired, title: notification.alert.title, detail: detail)
-        commits.stage({ [store] db in
-            try store.recordCrossing(id: notification.id, at: instant, presence: presence, done: place.triggersOnce, in: db)
-            try store.record(event, in: db)
-        }, done: { [logger] result in
-            if case .failure(let error) = result { logger.error("Cannot record the crossing of \(notification.id): \(error)") }
-        })
-        if place.triggersOnce {
-            places[notification.id] = nil
-            updateSources()
-        } else {
-            places[notification.id] = fired
-        }
+        onCrossing(fired, place.triggersOnce, event)
         onFired(fired)
     }
 

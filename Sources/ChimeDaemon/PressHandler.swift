@@ -9,7 +9,7 @@ import Logging
 final class PressHandler {
     let presenter: Presenter
     let store: Store
-    private let scheduler: Scheduler
+    private let schedule: Schedule
     let commits: CommitQueue
     private let commands: CommandRunner
     let launcher: AppLauncher
@@ -23,12 +23,12 @@ final class PressHandler {
     /// oldest first. Not stored: see ``hold(_:label:)``.
     var held: [Presenter.Press] = []
 
-    init(presenter: Presenter, store: Store, scheduler: Scheduler, commits: CommitQueue, commands: CommandRunner,
+    init(presenter: Presenter, store: Store, schedule: Schedule, commits: CommitQueue, commands: CommandRunner,
          launcher: AppLauncher, badges: Badges, signals: ServiceSignals, lock: SessionLock? = nil, logger: Logger,
          now: @escaping () -> Date) {
         self.presenter = presenter
         self.store = store
-        self.scheduler = scheduler
+        self.schedule = schedule
         self.commits = commits
         self.commands = commands
         self.launcher = launcher
@@ -103,21 +103,15 @@ final class PressHandler {
 
     /// Ends the notification and its whole lineage; then says so on the bus.
     private func complete(_ id: String, title: String) {
-        let instant = now()
-        var ended: [String] = []
-        commits.stage({ db in
-            ended = try self.store.complete(id: id, at: instant, in: db)
-            let detail = ended.isEmpty ? "Nothing was left to fire." : "No further occurrences of \(ended.joined(separator: ", "))."
-            try self.store.record(HistoryEntry(time: instant, id: id, event: .completed, title: title, detail: detail), in: db)
-        }, done: { [unowned self] result in
-            if case .failure(let error) = result {
+        schedule.complete(id, title: title, at: now()) { [unowned self] result in
+            switch result {
+            case .success(let ended):
+                self.logger.info("Completed \(id)\(ended.isEmpty ? "" : "; no further occurrences of \(ended.joined(separator: ", "))").")
+                self.signals.completed(id)
+            case .failure(let error):
                 self.logger.error("Cannot complete \(id): \(error)")
-                return
             }
-            self.scheduler.remove(ids: ended)
-            self.logger.info("Completed \(id)\(ended.isEmpty ? "" : "; no further occurrences of \(ended.joined(separator: ", "))").")
-            self.signals.completed(id)
-        })
+        }
     }
 
     /// Schedules a one-shot copy for `time`, or throws when that is not ahead; the series
@@ -132,23 +126,18 @@ final class PressHandler {
         case .after(let seconds): "Again in \(LateText.describe(seconds))."
         case .at(let text): "Again at \(text)."
         }
-        var copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
+        let copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
                                          created: instant, nextIndex: 0, nextFire: fireDate)
-        commits.stage({ db in
-            copy.origin = try self.store.lineageRoot(of: id, in: db)
-            while try !self.store.insert(copy, in: db) { copy.id = NotificationID.random() }
-            try self.store.record(HistoryEntry(time: instant, id: id, event: .snoozed, title: alert.title,
-                                               detail: detail, copy: copy.id), in: db)
+        schedule.addSnoozed(copy, of: id, event: { copyID in
+            HistoryEntry(time: instant, id: id, event: .snoozed, title: alert.title, detail: detail, copy: copyID)
         }, done: { [unowned self] result in
             switch result {
-            case .success:
-                self.scheduler.add(copy)
+            case .success(let copy):
                 self.logger.info("Snoozed \(id) as \(copy.id) until \(fireDate).")
-                done(.success(copy))
             case .failure(let error):
                 self.logger.error("Cannot snooze \(id): \(error)")
-                done(.failure(error))
             }
+            done(result)
         })
     }
 

@@ -2,14 +2,14 @@ import ChimeAPI
 import ChimeCore
 import EventLoop
 import FoundationEssentials
-import HeapModule
 import Localization
 import Logging
 
 /// Decides what is due, on time and without polling, and hands it to the ``Presenter``.
 ///
-/// An in-memory heap holds every due time; one wall-clock alarm is armed at the
-/// earliest. Nothing else wakes the daemon, however many are scheduled. The alarm's
+/// The ``Schedule``'s heap holds every due time; one wall-clock alarm is armed at the
+/// earliest. Nothing else wakes the daemon, however many are scheduled. What fires is
+/// recorded through the schedule, which moves each to its next due time. The alarm's
 /// clock-change event (clock set, resume from suspend) and a change of the system's
 /// time zone (``systemZoneChanged()``) make it look again; only the latter moves
 /// floating notifications.
@@ -23,13 +23,8 @@ final class Scheduler {
     /// The longest the timer's fallback sleeps when the kernel refused an arming.
     static let fallbackPollMilliseconds = 60_000
 
-    private struct Due: Comparable {
-        let date: Date
-        let id: String
-        static func < (a: Due, b: Due) -> Bool { (a.date, a.id) < (b.date, b.id) }
-    }
-
     private let store: Store
+    private let schedule: Schedule
     private let presenter: Presenter
     private let commits: CommitQueue
     private let time: Timekeeper
@@ -37,29 +32,23 @@ final class Scheduler {
     private var alarm: Alarm?
     /// A plain timeout standing in for the alarm while the kernel refuses to arm it.
     private var fallback: AnyObject?
-    /// Candidate due times; an entry is current only while `dueTimes` agrees with it.
-    private var heap = Heap<Due>()
-    private var dueTimes: [String: Date] = [:]
     /// The next batch, read from the store while the daemon waits for it, so reading and
     /// decoding rows is not on the way from the due time to the screen.
     private var prepared: [String: ScheduledNotification] = [:]
     /// What is read ahead now, for the tests.
     var readAheadIDs: [String] { prepared.keys.sorted() }
-    /// Entries in the heap, current and stale, for the tests.
-    var heapEntryCount: Int { heap.count }
-
-    /// The notifications that fire at a place rather than at a time.
-    var places: PlaceTriggers?
 
     /// A notification came due and went to the presenter (or was dropped, when `shown` is false).
     var onFired: (ScheduledNotification, _ lateBy: TimeInterval, _ shown: Bool) -> Void = { _, _, _ in }
 
-    init(store: Store, presenter: Presenter, commits: CommitQueue, time: Timekeeper, logger: Logger) {
+    init(store: Store, schedule: Schedule, presenter: Presenter, commits: CommitQueue, time: Timekeeper, logger: Logger) {
         self.store = store
+        self.schedule = schedule
         self.presenter = presenter
         self.commits = commits
         self.time = time
         self.logger = logger
+        schedule.onChange = { [unowned self] change in self.scheduleChanged(change) }
     }
 
     /// Loads the schedule, catches up on what was missed, and arms the alarm.
@@ -68,76 +57,36 @@ final class Scheduler {
             if event == .clockChanged { self.logger.info("The clock changed; checking the schedule.") }
             self.fireDue()
         }
-        let entries = try store.dueTimes()
-        // Filled as a local and stored once: each write to a property of this class in the
-        // loop was a dynamic exclusivity check, a tenth of a million's start-up.
-        var due: [String: Date] = [:]
-        due.reserveCapacity(entries.count)
-        for entry in entries { due[entry.id] = entry.nextFire }
-        dueTimes = due
-        // Built in one pass (linear), not inserted one by one (n log n): a million at start-up.
-        heap = Heap(entries.map { Due(date: $0.nextFire, id: $0.id) })
-        // Floating due times were computed in the zone of their time; redo them if it changed.
-        if try store.meta("zone") != Zone.current.identifier {
-            try recomputeFloating()
-        }
-        logger.info("\(dueTimes.count) scheduled.")
+        try schedule.load()
+        logger.info("\(schedule.upcoming.count) scheduled.")
         fireDue()
     }
 
-    /// Puts a newly committed notification in the schedule.
-    func add(_ notification: ScheduledNotification) {
-        if places?.add(notification) == true { return }
-        guard let date = notification.nextFire else { return }
-        dueTimes[notification.id] = date
-        heap.insert(Due(date: date, id: notification.id))
-        if date <= (heap.min?.date ?? date) { arm() }
-    }
-
-    /// How many notifications wait for a time, and the earliest of those times (for Status).
-    var upcoming: (count: Int, next: Date?) {
-        (dueTimes.count, dueTimes.values.min())
-    }
-
-    /// Forgets every notification: all scheduled were cancelled. A CancelAll of a million
-    /// spent a second removing them one id at a time.
-    func removeAll() {
-        places?.removeAll()
-        dueTimes.removeAll()
-        prepared.removeAll()
-        heap = Heap()
-    }
-
-    /// Forgets cancelled notifications (their heap entries go stale and are skipped).
-    func remove(ids: [String]) {
-        places?.remove(ids: ids)
-        for id in ids { dueTimes[id] = nil }
-        prepared = prepared.filter { dueTimes[$0.key] != nil }
-        // Once most entries are stale, the heap is built again from what is left, in one
-        // pass: skipping a million stale ones one removal at a time, as a CancelAll of a
-        // million left them, took seconds at the next arming.
-        if heap.count > 2 * dueTimes.count + Self.readAhead {
-            heap = Heap(dueTimes.map { Due(date: $0.value, id: $0.key) })
+    /// What a change of the schedule means here: an earlier due time re-arms the alarm,
+    /// and what was read ahead of a notification changed or gone is read again.
+    private func scheduleChanged(_ change: Schedule.Change) {
+        switch change {
+        case .earliest: arm()
+        case .removed: prepared = prepared.filter { schedule.isScheduled($0.key) }
+        case .everything: prepared.removeAll()
         }
     }
 
     // MARK: - Timer
 
     private func arm() {
-        // Drop stale entries so the timer is never armed for a cancelled notification.
-        while let top = heap.min, dueTimes[top.id] != top.date { heap.removeMin() }
-        guard let next = heap.min else {
+        guard let next = schedule.earliest() else {
             alarm?.disarm()
             return
         }
-        prepare(dueBy: next.date)
+        prepare(dueBy: next)
         fallback = nil
         do {
-            try alarm?.arm(at: next.date)
+            try alarm?.arm(at: next)
         } catch {
             // An arming error must never stop firing: a plain timeout takes over, and
             // every wake-up tries the alarm again.
-            let milliseconds = Int(min(max(0, next.date.timeIntervalSince(time.now)) * 1000, Double(Self.fallbackPollMilliseconds)))
+            let milliseconds = Int(min(max(0, next.timeIntervalSince(time.now)) * 1000, Double(Self.fallbackPollMilliseconds)))
             logger.error("Cannot arm the timer (\(error)); looking again in \(milliseconds) ms.")
             fallback = time.after(milliseconds: milliseconds) { [unowned self] in
                 self.fallback = nil
@@ -147,18 +96,12 @@ final class Scheduler {
     }
 
     /// Reads the first ``readAhead`` notifications due at `date` ahead of time, in the order
-    /// they fire. The heap's storage is scanned in place: a pass over 100,000 entries costs
-    /// well under a millisecond, once per arming.
+    /// they fire, once per arming.
     private func prepare(dueBy date: Date) {
         let wanted = Self.readAhead - prepared.values.count(where: { $0.nextFire.map { $0 <= date } ?? false })
         guard wanted > 0 else { return }
-        var first = Heap<Due>()
-        for entry in heap.unordered where entry.date <= date && dueTimes[entry.id] == entry.date && prepared[entry.id] == nil {
-            first.insert(entry)
-            if first.count > wanted { first.removeMax() }
-        }
-        guard !first.isEmpty else { return }
-        let ids = first.unordered.map(\.id)
+        let ids = schedule.firstDue(by: date, count: wanted) { prepared[$0] != nil }
+        guard !ids.isEmpty else { return }
         // The rows must include what is staged (the firing just recorded, a move of
         // floating times): a stale row would fire from its old due time and count.
         commits.commit()
@@ -173,16 +116,10 @@ final class Scheduler {
     private func fireDue() {
         let woke = time.monotonic
         let instant = time.now
-        var due: [String] = []
-        var earliest: Date?
-        while let top = heap.min, top.date <= instant {
-            heap.removeMin()
-            guard dueTimes[top.id] == top.date else { continue }
-            due.append(top.id)
-            earliest = earliest ?? top.date
-        }
+        let due = schedule.takeDue(by: instant)
+        let earliest = due.first?.date
         var sent: ClosedRange<UInt64>?
-        if !due.isEmpty { sent = fire(due, at: instant) }
+        if !due.isEmpty { sent = fire(due.map(\.id), at: instant) }
         arm()
         if let earliest, logger.logLevel <= .debug {
             logger.debug("\(firingTrace(count: due.count, wokeLate: instant.timeIntervalSince(earliest), woke: woke, sent: sent))")
@@ -260,23 +197,10 @@ final class Scheduler {
         presentLate(late, at: instant)
         let events = history(onTime: shown, late: late.map { ($0.0, $0.2) }, dropped: dropped, at: instant)
         shown += late.map { ($0.0, $0.2) }
-        // Staged after showing: the fsync is not on the way to the screen. The firing,
+        // Recorded after showing: the fsync is not on the way to the screen. The firing,
         // its history and the presenter's deliveries ride in one transaction; a crash
         // before it commits shows them once more after the restart, which beats not at all.
-        let firings = (shown + dropped).map(\.0)
-        commits.stage({ [store] db in
-            for notification in firings {
-                try store.recordFiring(id: notification.id, at: notification.lastFired == instant ? instant : nil,
-                                       nextIndex: notification.nextIndex, nextFire: notification.nextFire, in: db)
-            }
-            for event in events { try store.record(event, in: db) }
-        }, done: { [logger] result in
-            if case .failure(let error) = result { logger.error("Cannot record firings (they fire again after a restart): \(error)") }
-        })
-        for notification in firings {
-            dueTimes[notification.id] = notification.nextFire
-            if let next = notification.nextFire { heap.insert(Due(date: next, id: notification.id)) }
-        }
+        schedule.recordFirings((shown + dropped).map(\.0), at: instant, events: events)
         for (notification, lateBy) in shown { onFired(notification, lateBy, true) }
         for (notification, lateBy) in dropped { onFired(notification, lateBy, false) }
         guard let firstSent, let lastSent else { return nil }
@@ -323,30 +247,7 @@ final class Scheduler {
     func systemZoneChanged() {
         Zone.resetCurrent()
         logger.info("The system time zone is now \(Zone.current.identifier).")
-        do { try recomputeFloating() } catch { logger.error("Cannot move floating notifications: \(error)") }
+        do { try schedule.moveFloating() } catch { logger.error("Cannot move floating notifications: \(error)") }
         fireDue()
-    }
-
-    /// Moves every floating notification to its wall-clock time in the current zone.
-    private func recomputeFloating() throws {
-        let zone = Zone.current
-        prepared.removeAll()
-        var moved: [(id: String, nextIndex: Int, date: Date?)] = []
-        // The store must hold what is staged (one just scheduled); what is not scheduled
-        // here any more (cancelled, done) stays where it is.
-        commits.commit()
-        let ids = try store.floatingIDs().filter { dueTimes[$0] != nil }
-        for notification in try store.notifications(ids: ids) {
-            let date = notification.rule.occurrence(notification.nextIndex, systemZone: zone)
-            moved.append((notification.id, notification.nextIndex, date))
-            dueTimes[notification.id] = date
-            if let date { heap.insert(Due(date: date, id: notification.id)) }
-        }
-        commits.stage({ [store] db in
-            for item in moved { try store.reschedule(id: item.id, nextIndex: item.nextIndex, nextFire: item.date, in: db) }
-            try store.setMeta("zone", zone.identifier, in: db)
-        }, done: { [logger] result in
-            if case .failure(let error) = result { logger.error("Cannot record the floating notifications' new times: \(error)") }
-        })
     }
 }

@@ -61,20 +61,15 @@ extension SchedulerService {
             }
         }
         guard !notifications.isEmpty else { return responder.reply(answer([], refused, skipped)) }
-        commits.stage({ db in
-            for index in notifications.indices {
-                while try !self.store.insert(notifications[index], in: db) { notifications[index].id = NotificationID.random() }
-            }
-        }, done: { [unowned self] result in
+        schedule.add(notifications) { [unowned self] result in
             switch result {
-            case .success:
-                for notification in notifications { self.scheduler.add(notification) }
+            case .success(let notifications):
                 self.logger.info("Imported \(notifications.count) from iCalendar, \(refused.count + skipped.count) components not.")
                 responder.reply(answer(notifications.map(\.id), refused, skipped))
             case .failure(let error):
                 responder.fail(.refused("Nothing imported", error))
             }
-        })
+        }
     }
 
     func exportICalendar(_ call: MethodCall) throws(DBusError) -> [Value] {

@@ -33,20 +33,15 @@ extension SchedulerService {
         let next = notification.rule.firstOccurrence(onOrAfter: min(from, skipped.date), systemZone: zone)
         notification.nextIndex = next?.index ?? skipped.index + 1
         notification.nextFire = next?.date
-        commits.stage({ [store] db in
-            try store.skip(id: notification.id, skipped: notification.rule.skipped, nextIndex: notification.nextIndex,
-                           nextFire: notification.nextFire, in: db)
-        }, done: { [unowned self] result in
+        schedule.skip(notification) { [unowned self] result in
             switch result {
             case .success:
                 logger.info("Skipped \(notification.id) at \(skipped.date).")
-                scheduler.remove(ids: [notification.id])
-                scheduler.add(notification)
                 responder.reply([.int64(NotificationEncoding.seconds(skipped.date))])
             case .failure(let error):
                 responder.fail(.refused("Not skipped", error))
             }
-        })
+        }
     }
 
     /// A notification still to fire at a time, NotFound when there is none with that id.

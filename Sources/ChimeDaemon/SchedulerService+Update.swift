@@ -71,22 +71,17 @@ extension SchedulerService {
         var changed: [String] = []
         for key in keys where !changed.contains(key) { changed.append(key) }
         let detail = "Changed " + changed.joined(separator: ", ") + "."
-        var stored = true
-        commits.stage({ db in
-            stored = try self.store.replace(updated, detail: detail, at: instant, in: db)
-        }, done: { [unowned self] result in
+        schedule.update(updated, detail: detail, at: instant) { [unowned self] result in
             switch result {
-            case .success where stored:
-                self.scheduler.remove(ids: [updated.id])
-                self.scheduler.add(updated)
+            case .success(true):
                 self.logger.info("Changed \(updated.id) (\(changed.joined(separator: ", "))): \(alert.title)")
                 responder.reply([])
-            case .success:
+            case .success(false):
                 responder.fail(Self.done(updated.id))
             case .failure(let error):
                 responder.fail(.refused("Not changed", error))
             }
-        })
+        }
     }
 
     /// Applies the schedule keys among `keys`: the rule, the next occurrence, the late limit.

@@ -12,6 +12,8 @@ final class SchedulerService {
     private let client: NotificationClient
     let presenter: Presenter
     let store: Store
+    /// Every change of the schedule goes through it.
+    let schedule: Schedule
     let scheduler: Scheduler
     let commits: CommitQueue
     private let badges: Badges
@@ -22,12 +24,13 @@ final class SchedulerService {
     /// The user's config as read (Daemon reads it): a request's category is checked against it.
     var config = ConfigInForce(path: Config.defaultURL.path)
 
-    init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, scheduler: Scheduler,
-         commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
+    init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, schedule: Schedule,
+         scheduler: Scheduler, commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
          now: @escaping () -> Date = Date.init) {
         self.client = client
         self.presenter = presenter
         self.store = store
+        self.schedule = schedule
         self.scheduler = scheduler
         self.commits = commits
         self.logger = logger
@@ -35,7 +38,7 @@ final class SchedulerService {
         let badges = Badges(connection: connection, store: store, commits: commits, logger: logger)
         let signals = ServiceSignals(connection: connection, logger: logger)
         let launcher = AppLauncher(connection: connection, logger: logger, placement: commands.placement)
-        let presses = PressHandler(presenter: presenter, store: store, scheduler: scheduler, commits: commits, commands: commands,
+        let presses = PressHandler(presenter: presenter, store: store, schedule: schedule, commits: commits, commands: commands,
                                    launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger, now: now)
         self.badges = badges
         self.signals = signals
@@ -167,68 +170,52 @@ final class SchedulerService {
     }
 
     private func schedule(_ notification: ScheduledNotification, _ responder: Responder) {
-        var notification = notification
-        commits.stage({ db in
-            while try !self.store.insert(notification, in: db) { notification.id = NotificationID.random() }
-        }, done: { [unowned self] result in
+        schedule.add(notification) { [unowned self] result in
             switch result {
-            case .success:
+            case .success(let notification):
                 // Trace: one line per call would fill a log at thousands of calls a second.
                 self.logger.trace("Scheduled \(notification.id) for \(notification.nextFire.map { "\($0)" } ?? "never"): \(notification.alert.title)")
-                self.scheduler.add(notification)
                 responder.reply([.string(notification.id)])
             case .failure(let error):
                 responder.fail(.refused("Not scheduled", error))
             }
-        })
+        }
     }
 
     // MARK: - Cancelling
 
     private func cancel(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         let id = call.string(0)
-        cancel(responder) { db in
-            let deleted = try self.store.cancel(ids: [id], at: self.now(), detail: "", in: db)
-            guard !deleted.isEmpty else { throw ChimeError.notFound(id) }
-            return deleted
-        } reply: { _ in [] }
+        schedule.cancel(ids: [id], at: now(), detail: "") { [unowned self] result in
+            if case .success(let deleted) = result, deleted.isEmpty { return responder.fail(ChimeError.notFound(id)) }
+            self.answerCancel(result, responder) { _ in [] }
+        }
     }
 
     private func cancelAll(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
-        cancel(responder, everything: true) { db in
-            try self.store.cancelScheduled(at: self.now(), detail: "All scheduled were cancelled.", in: db)
-        } reply: { [.uint32(UInt32($0.count))] }
+        schedule.cancelAll(at: now(), detail: "All scheduled were cancelled.") { [unowned self] result in
+            self.answerCancel(result, responder) { [.uint32(UInt32($0.count))] }
+        }
     }
 
     private func cancelMatching(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         let key = call.string(0), value = call.string(1)
-        cancel(responder) { db in
-            try self.store.cancel(ids: try self.store.ids(matchingKey: key, value: value, in: db), at: self.now(),
-                                  detail: "Matched \(key)=\(value).", in: db)
-        } reply: { [.uint32(UInt32($0.count))] }
+        schedule.cancel(matchingKey: key, value: value, at: now(), detail: "Matched \(key)=\(value).") { [unowned self] result in
+            self.answerCancel(result, responder) { [.uint32(UInt32($0.count))] }
+        }
     }
 
-    /// Deletes what `select` picks inside one transaction, then answers with `reply`;
-    /// `everything` when it picks every scheduled notification. Changes staged in the
-    /// same batch are done in the order staged, so one scheduled after it stays.
-    private func cancel(_ responder: Responder, everything: Bool = false, select: @escaping (Store.Transaction) throws -> [String],
-                        reply: @escaping ([String]) -> [Value]) {
-        var deleted: [String] = []
-        var refusal: DBusError?
-        commits.stage({ db in
-            do { deleted = try select(db) } catch let error as DBusError { refusal = error }
-        }, done: { [unowned self] result in
-            if let refusal { return responder.fail(refusal) }
-            switch result {
-            case .success:
-                if everything { self.scheduler.removeAll() } else { self.scheduler.remove(ids: deleted) }
-                self.presenter.withdraw(ids: deleted)
-                if !deleted.isEmpty { self.logger.info("Cancelled \(deleted.count).") }
-                responder.reply(reply(deleted))
-            case .failure(let error):
-                responder.fail(.refused("Nothing cancelled", error))
-            }
-        })
+    /// Answers a cancel with `reply` made from the ids that went, once they are gone from
+    /// the screen too.
+    private func answerCancel(_ result: Result<[String], StoreError>, _ responder: Responder, reply: ([String]) -> [Value]) {
+        switch result {
+        case .success(let deleted):
+            presenter.withdraw(ids: deleted)
+            if !deleted.isEmpty { logger.info("Cancelled \(deleted.count).") }
+            responder.reply(reply(deleted))
+        case .failure(let error):
+            responder.fail(.refused("Nothing cancelled", error))
+        }
     }
 
     // MARK: - Reading
@@ -278,7 +265,7 @@ final class SchedulerService {
 
     private func status(_ call: MethodCall) throws(DBusError) -> [Value] {
         let zone = Zone.current
-        let status = DaemonStatus(store: store, scheduler: scheduler, presenter: presenter, client: client, config: config,
+        let status = DaemonStatus(store: store, schedule: schedule, presenter: presenter, client: client, config: config,
                                   zone: zone)
         return [.variantDictionary(status.entries { NotificationEncoding.isoText(Date(seconds: $0), zone: zone) })]
     }
@@ -334,7 +321,7 @@ extension SchedulerService {
             throw ChimeError.notFound(id)
         }
         let pending = presenter.waiting.first { $0.id == id && $0.kind != .notice }
-        return NotificationEncoding.entries(notification, zone: .current, waiting: scheduler.places?.isWaiting(notification) ?? false,
+        return NotificationEncoding.entries(notification, zone: .current, waiting: schedule.isWaiting(notification),
                                             pendingSince: pending?.due)
     }
 
@@ -345,7 +332,7 @@ extension SchedulerService {
         let zone = Zone.current
         // The store gives them by time already, places last.
         let scheduled = try commits.read { () throws(StoreError) in try store.scheduled() }.map {
-            ($0.nextFire, NotificationEncoding.entries($0, zone: zone, waiting: scheduler.places?.isWaiting($0) ?? false))
+            ($0.nextFire, NotificationEncoding.entries($0, zone: zone, waiting: schedule.isWaiting($0)))
         }
         // Chime's own notices (a summary of missed ones stands for those listed already)
         // have no id to act on.

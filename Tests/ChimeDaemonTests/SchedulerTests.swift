@@ -12,30 +12,33 @@ struct SchedulerTests {
     /// A scheduler on the delivery harness; notifications go in as `Schedule` puts them.
     final class Harness {
         let delivery: DeliveryHarness
+        let schedule: Schedule
         let scheduler: Scheduler
         var time: FakeTime { delivery.time }
         var server: FakeServer { delivery.server }
 
         init() throws {
             delivery = try DeliveryHarness()
-            scheduler = Scheduler(store: delivery.store, presenter: delivery.presenter, commits: delivery.commits,
+            schedule = Schedule(store: delivery.store, commits: delivery.commits, logger: delivery.log.logger)
+            scheduler = Scheduler(store: delivery.store, schedule: schedule, presenter: delivery.presenter, commits: delivery.commits,
                                   time: delivery.time, logger: delivery.log.logger)
         }
 
-        /// A notification due at `due`, stored; with `started`, handed to the running scheduler too.
+        /// A notification due at `due`: with `started`, scheduled as chimed does; without, in
+        /// the store before chimed starts.
         @discardableResult
         func add(_ title: String, due: Date, every unit: RepeatUnit? = nil, lateLimit: TimeInterval? = nil,
                  started: Bool = true) throws -> ScheduledNotification {
             let rule = try FireRule(trigger: .absolute(due), recurrence: try unit.map { try Recurrence(unit: $0, count: 1) })
             let notification = ScheduledNotification(id: title, alert: Alert(title: title), rule: rule, lateLimit: lateLimit,
                                                      created: time.now, nextIndex: 0, nextFire: due)
-            _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
-            if started { scheduler.add(notification) }
+            try put(notification, started: started)
             return notification
         }
 
         /// A notification made from Schedule's fields (`when`, `repeat`, `late`) as chimed
-        /// makes one now, stored; with `started`, handed to the running scheduler too.
+        /// makes one now: with `started`, scheduled as chimed does; without, in the store
+        /// before chimed starts.
         @discardableResult
         func schedule(_ title: String, when: String, repeat unit: String? = nil, late: Bool = false,
                       started: Bool = true) throws -> ScheduledNotification {
@@ -47,9 +50,27 @@ struct SchedulerTests {
             let start = try fields.start(of: rule, now: time.now, systemZone: .utc)
             let notification = ScheduledNotification(id: title, alert: Alert(title: title), rule: rule, lateLimit: nil,
                                                      created: time.now, nextIndex: start?.index ?? 0, nextFire: start?.date)
-            _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
-            if started { scheduler.add(notification) }
+            try put(notification, started: started)
             return notification
+        }
+
+        private func put(_ notification: ScheduledNotification, started: Bool) throws {
+            guard started else {
+                _ = try delivery.store.write { db in try delivery.store.insert(notification, in: db) }
+                return
+            }
+            var result: Result<ScheduledNotification, StoreError>?
+            schedule.add(notification) { result = $0 }
+            delivery.commits.commit()
+            #expect(try result?.get().id == notification.id)
+        }
+
+        /// Cancels `ids`, as Cancel does.
+        func cancel(_ ids: [String]) throws {
+            var result: Result<[String], StoreError>?
+            schedule.cancel(ids: ids, at: time.now, detail: "") { result = $0 }
+            delivery.commits.commit()
+            _ = try result?.get()
         }
 
         /// The `x-chime-late-seconds` hint of Notify request `index`.
@@ -94,8 +115,8 @@ struct SchedulerTests {
         let start = harness.time.now
         let ids = (0..<300).map { "c" + String(1000 + $0).dropFirst() }
         for (index, id) in ids.enumerated() { try harness.add(id, due: start.addingTimeInterval(Double(10 + index))) }
-        harness.scheduler.remove(ids: Array(ids.dropFirst(5)))
-        #expect(harness.scheduler.heapEntryCount == 5)
+        try harness.cancel(Array(ids.dropFirst(5)))
+        #expect(harness.schedule.heapEntryCount == 5)
         harness.time.advance(400)
         #expect(Set(harness.server.titles) == Set(ids.prefix(5)))
     }
@@ -105,8 +126,9 @@ struct SchedulerTests {
         try harness.scheduler.start()
         let start = harness.time.now
         for index in 0..<100 { try harness.add("gone \(index)", due: start.addingTimeInterval(Double(10 + index))) }
-        harness.scheduler.removeAll()
-        #expect(harness.scheduler.heapEntryCount == 0 && harness.scheduler.upcoming.count == 0)
+        harness.schedule.cancelAll(at: harness.time.now, detail: "") { _ in }
+        harness.delivery.commits.commit()
+        #expect(harness.schedule.heapEntryCount == 0 && harness.schedule.upcoming.count == 0)
         try harness.add("after", due: start.addingTimeInterval(50))
         harness.time.advance(400)
         #expect(harness.server.titles == ["after"])
@@ -228,7 +250,7 @@ struct SchedulerTests {
         let harness = try Harness()
         try harness.scheduler.start()
         try harness.add("Gone", due: harness.time.now.addingTimeInterval(5))
-        harness.scheduler.remove(ids: ["Gone"])
+        try harness.cancel(["Gone"])
         harness.time.advance(10)
         #expect(harness.server.requests.isEmpty)
         #expect(harness.time.alarm.armedAt == nil)

@@ -2,6 +2,10 @@ import FoundationEssentials
 internal import CSQLite
 
 /// The schedule: adding, firing, completing and cancelling notifications, and reading them.
+///
+/// chimed keeps a heap of due times beside these rows, so it makes the changes in one
+/// place only (its `Schedule`), which moves the heap with each; a second caller would
+/// leave the heap behind.
 extension Store {
     // MARK: - Changes (inside write)
 
