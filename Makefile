@@ -73,7 +73,7 @@ SERVICE_TEMPLATE := dbus/io.github.chime.Chime.service.in
 LINGUAS := $(patsubst po/%.po,%,$(wildcard po/*.po))
 RELEASE_CATALOGUES := $(LINGUAS:%=$(RELEASE_DIR)/locale/%/LC_MESSAGES/chime.mo)
 
-.PHONY: all deps build release services generated api-xml pot locale install install-strip uninstall deb test test-servers demo bench soak screenshot clean
+.PHONY: all deps build release services generated api-xml pot locale install install-strip uninstall deb check test test-servers demo bench soak screenshot clean
 
 all: build
 
@@ -180,6 +180,15 @@ services:
 	sed "/^Exec=/s|@CHIMED@|$$bin/chimed|" $(SERVICE_TEMPLATE) >$(SERVICE_FILE).tmp && \
 	mv $(SERVICE_FILE).tmp $(SERVICE_FILE)
 
+# The in-process tests, for every edit: every test target but IntegrationTests, less the
+# few tests in the others that start a dbus-daemon or ask Python for the answer
+# (scripts/check.sh names them). The build packages only, no bus, no notification
+# server; seconds once built. make test runs them too, with everything else.
+check:
+	scripts/deps.sh build
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	SWIFT="$(SWIFT)" scripts/check.sh
+
 # The install and package tests run `make install` and `make deb` themselves; building
 # what they install first keeps the compiler out of the test run. The server matrix runs
 # on its own after the rest: its minutes of blocking waits would otherwise hold one of the
@@ -210,10 +219,12 @@ demo:
 	$(MAKE) --no-print-directory build
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path)" scripts/demo.sh
 
+# The debug test build too: bench.sh times make check's test run (not its build).
 bench:
 	scripts/deps.sh bench
 	$(MAKE) --no-print-directory release $(GENERATED)
-	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" \
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path $(RELEASEFLAGS))" SWIFT="$(SWIFT)" \
 		SWIFTC="$(SWIFT_BIN)swiftc" SWIFT_LINKFLAGS="-static-stdlib $(RELEASE_LINKFLAGS)" scripts/bench.sh
 
 # The fault rounds of make bench, repeated for SOAK_MINUTES (default 10); not in make test.

@@ -123,6 +123,7 @@ let package = Package(
         .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "TestSupport"]),
         .testTarget(name: "ChimeAPITests", dependencies: ["ChimeAPI", "DBus"]),
+        .testTarget(name: "ICSTests", dependencies: ["ICS", "DBus"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeAPI", "DBus", "TestSupport"]),
         .testTarget(name: "chimeTests", dependencies: ["chime", "ChimeAPI"]),

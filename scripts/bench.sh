@@ -5,14 +5,17 @@
 # idle chimed never wakes up, however much is scheduled; it starts quickly and
 # stays small with 100,000 scheduled; a button press takes effect at once; asking the
 # app in front costs a popup about one bus round trip; a region or network crossing
-# reaches the notification server within milliseconds; and the first call through
-# D-Bus activation is answered about as fast as a trivial C service's. Beside the
-# peers are floors: C and Swift programs that do only the same calls, so that what the
-# language's runtime costs is told apart from what Chime adds. Everything runs as
-# installed: `make install` into a temporary prefix, whose activation file the bus
-# uses. Prints figures; a missed target is not a failure, a tool that errors is.
+# reaches the notification server within milliseconds; the first call through D-Bus
+# activation is answered about as fast as a trivial C service's; and make check's
+# in-process tests, run at every edit, take seconds (timed apart from their build, which
+# make bench does first). Beside the peers are floors: C and Swift programs that do only
+# the same calls, so that what the language's runtime costs is told apart from what
+# Chime adds. Everything runs as installed: `make install` into a temporary prefix,
+# whose activation file the bus uses. Prints figures; a missed target is not a failure,
+# a tool that errors is.
 #
 # CHIME_BIN_DIR       where chime, chimed and chime-bench are (default .build/release)
+# SWIFT               the swift driver make check's tests run with (default swift)
 # SWIFTC              the compiler of the Swift floors (default swiftc)
 # SWIFT_LINKFLAGS     how chime and chimed were linked, for the floors (default -static-stdlib)
 # BENCH_RUNS          timed runs of each notify command (default 200)
@@ -128,6 +131,19 @@ Exec=/bin/sh;-c;echo "\$CHIME_ID \$(date +%s.%N)" >> $presses_file
 Label=Later
 Snooze=1h
 EOF
+# make check's test run, first, with nothing else of the benchmark running yet: the test
+# binary is built (make bench builds it), so this is the wait at each edit.
+echo "Running make check's in-process tests…"
+check_log=$CHIME_TMP/check.log
+check_start=$EPOCHREALTIME
+SWIFT=${SWIFT:-swift} "$CHIME_ROOT/scripts/check.sh" >"$check_log" 2>&1 ||
+    { tail -n 40 "$check_log" >&2; chime_die "make check's tests failed (all of it: $check_log)"; }
+check_end=$EPOCHREALTIME
+check_summary=$(grep -o 'Test run with [0-9]* tests' "$check_log" | tail -n 1) ||
+    chime_die "swift test printed no summary: $check_log"
+check_ms=$(((${check_end%.*} - ${check_start%.*}) * 1000 + (10#${check_end#*.} - 10#${check_start#*.}) / 1000))
+echo "  ${check_summary#Test run with } in $check_ms ms"
+
 chime_start_system_bus
 chime_start_bus
 chime_start_mock
@@ -138,6 +154,7 @@ results=$CHIME_TMP/results
 record() {
     printf '%s=%s\n' "$1" "$2" >>"$results"
 }
+record check "$check_ms ${check_summary//[^0-9]/}"
 
 # Runs chime-bench and shows its one-line result, which it leaves in bench_line.
 run_bench() {
@@ -613,6 +630,8 @@ rows = [
     ("", "", f"chime {int(r['sizes'].split()[0]) / 1e6:.1f} MB, chimed {int(r['sizes'].split()[1]) / 1e6:.1f} MB", ""),
     ("", "", f"trivial Swift service {floor_size / 1e6:.1f} MB; two {2 * floor_size / 1e6:.1f} MB", f"{2 * floor_size / 12e6:.2f} two floors / target"),
     ("", "", f"Swift service, FoundationEssentials + SQLite {floor_store_size / 1e6:.1f} MB", f"{floor_store_size / 12e6:.2f} store floor / target"),
+    ("make check's test run (built before)", f"{int(r['check'].split()[0]) / 1000:.1f} s",
+     f"{r['check'].split()[1]} in-process tests; target < 60 s", f"{int(r['check'].split()[0]) / 60000:.2f}"),
 ]
 for name, value, peer, ratio in rows:
     print(f"{name:<40} {value:>11}   {peer:<34} {ratio}".rstrip())

@@ -194,12 +194,14 @@ final class PlaceTriggers {
 
     // MARK: - Crossings
 
-    private func located(_ fix: Fix) {
+    // Not private: PlaceTriggersTests report fixes and networks here, as GeoClue and
+    // NetworkManager would, without a system bus.
+    func located(_ fix: Fix) {
         lastFix = fix
         observe(ids: Array(places.keys))
     }
 
-    private func networksChanged(_ names: Set<String>) {
+    func networksChanged(_ names: Set<String>) {
         logger.debug("Active networks: \(names.sorted().joined(separator: ", "))")
         activeNetworks = names
         observe(ids: Array(places.keys))

@@ -78,7 +78,7 @@ struct ReadmeTests {
     }
 
     @Test(arguments: [
-        ("docs/developing.md", ["make demo", "make test"]),
+        ("docs/developing.md", ["make demo", "make check", "make test"]),
         ("docs/commands.md", ["chime notify", "chime log"]),
         ("docs/scheduling.md", ["chime add", "chime list", "chime show", "chime edit", "chime next", "chime skip", "chime snooze"]),
         ("docs/buttons.md", ["chime badge", "--category reminder"]),

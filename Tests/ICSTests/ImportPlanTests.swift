@@ -1,0 +1,113 @@
+import DBus
+import ICS
+import Testing
+
+/// What a component asks of Schedule once chimed has said when each alarm first fires:
+/// every alarm checked before any is asked for, repeats in the form chimed takes.
+struct ImportPlanTests {
+    func daily(_ lines: [String] = []) throws -> ImportComponent {
+        try component(calendar(event("d", "Daily", ["DTSTART:20300107T170000Z"] + lines)))
+    }
+
+    /// The whole rule, in libical's order of its parts.
+    @Test func aRuleChimedTakesAsTextIsAskedForWhole() throws {
+        let chimed = FirstFire()
+        let plan = try daily(["RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE"])
+        let request = try #require(try requests(plan, chimed).first)
+        #expect(request["repeat"] == .string("FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE"))
+        #expect(request["every"] == nil)
+        #expect(!chimed.asked.isEmpty && chimed.asked.allSatisfy { $0.options["repeat"] == "FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE" })
+    }
+
+    /// 7 January 2030 is a Monday, the 7th of the month, in January: a BYDAY, BYMONTHDAY or
+    /// BYMONTH that names only that is the plain repeat.
+    @Test(arguments: [
+        ("RRULE:FREQ=DAILY", "day", 1), ("RRULE:FREQ=DAILY;INTERVAL=3", "day", 3), ("RRULE:FREQ=MINUTELY;INTERVAL=30", "minute", 30),
+        ("RRULE:FREQ=HOURLY", "hour", 1), ("RRULE:FREQ=WEEKLY;BYDAY=MO", "week", 1), ("RRULE:FREQ=WEEKLY;INTERVAL=2", "week", 2),
+        ("RRULE:FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=7", "month", 3), ("RRULE:FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=7", "year", 1),
+    ])
+    func aRuleChimedCannotTakeAsTextIsAskedForAsUnitAndCount(_ rule: String, _ unit: String, _ every: UInt32) throws {
+        let chimed = FirstFire()
+        chimed.takesRRULE = false
+        let request = try #require(try requests(try daily([rule]), chimed).first)
+        #expect(request["repeat"] == .string(unit))
+        #expect(request["every"] == .uint32(every), "every is a D-Bus u, as Schedule takes it")
+    }
+
+    @Test(arguments: [
+        "RRULE:FREQ=WEEKLY;BYDAY=MO,WE", "RRULE:FREQ=WEEKLY;BYDAY=TU", "RRULE:FREQ=DAILY;COUNT=5",
+        "RRULE:FREQ=DAILY;UNTIL=20300301T000000Z", "RRULE:FREQ=MONTHLY;BYDAY=1MO", "RRULE:FREQ=MONTHLY;BYMONTHDAY=8",
+        "RRULE:FREQ=YEARLY;BYMONTH=2", "RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=-1", "RRULE:FREQ=DAILY;BYHOUR=9,17",
+        "RRULE:FREQ=YEARLY;BYWEEKNO=20", "RRULE:FREQ=YEARLY;BYYEARDAY=100",
+    ])
+    func aRuleThatSaysMoreThanAUnitIsRefusedByAChimedThatTakesNoRRULE(_ rule: String) throws {
+        let chimed = FirstFire()
+        chimed.takesRRULE = false
+        let text = String(rule.dropFirst("RRULE:".count))
+        #expect(outcome(try daily([rule]), chimed)
+            == "refused: RRULE '\(text)' says more than Chime's repeats, every N minutes, hours, days, weeks, months or years")
+    }
+
+    @Test func alarmsThatHavePassedAreLeftOutAndWhenAllHaveTheComponentIsSkipped() throws {
+        let alarms = ["BEGIN:VALARM", "TRIGGER:-P1D", "END:VALARM", "BEGIN:VALARM", "TRIGGER:-PT1H", "END:VALARM"]
+        let plan = try daily(alarms)
+        let chimed = FirstFire()
+        chimed.past = ["2030-01-06T17:00:00+00:00"]
+        #expect(try whens(plan, chimed) == ["2030-01-07T16:00:00+00:00"])
+        chimed.past.insert("2030-01-07T16:00:00+00:00")
+        #expect(outcome(plan, chimed) == "skipped: its time is past")
+    }
+
+    /// A component is scheduled whole or not at all: chimed refusing one alarm's time
+    /// refuses them all, with chimed's sentence.
+    @Test func chimedRefusingOneAlarmRefusesTheComponent() throws {
+        let plan = try daily(["BEGIN:VALARM", "TRIGGER:-PT1H", "END:VALARM", "BEGIN:VALARM", "TRIGGER:PT1H", "END:VALARM"])
+        let chimed = FirstFire()
+        chimed.refusing = ["2030-01-07T18:00:00+00:00": "when: no such time"]
+        #expect(outcome(plan, chimed) == "refused: when: no such time")
+        #expect(chimed.asked.map(\.when) == ["2030-01-07T16:00:00+00:00", "2030-01-07T18:00:00+00:00"])
+    }
+
+    /// A date libical reads but no calendar has (month 13, 30 February) reaches chimed as
+    /// written, and chimed's refusal of it refuses the component: nothing is moved to a
+    /// nearby day.
+    @Test(arguments: [("20301345T100000Z", "2030-13-45T10:00:00+00:00"), ("20300230T100000Z", "2030-02-30T10:00:00+00:00")])
+    func anImpossibleDateIsChimedsToRefuse(_ start: String, _ when: String) throws {
+        let plan = try component(calendar(event("bad", "Bad date", ["DTSTART:" + start])))
+        #expect(try whens(plan) == [when])
+        let chimed = FirstFire()
+        chimed.refusing = [when: "when: '\(when)' is no date"]
+        #expect(outcome(plan, chimed) == "refused: when: '\(when)' is no date")
+    }
+
+    @Test func anotherErrorOfFirstFireIsPassedOn() throws {
+        struct Broken: Error, Equatable {}
+        #expect(throws: Broken()) { try daily().plan.get().requests { _, _ in throw Broken() } }
+    }
+
+    /// The calendar a rule counts in goes with every question to chimed; in the request it
+    /// is the X-CHIME-CALENDAR field, once.
+    @Test func theCalendarGoesWithEveryQuestionAndOnceInTheRequest() throws {
+        let chimed = FirstFire()
+        chimed.takesRRULE = false
+        let plan = try daily(["RRULE:FREQ=MONTHLY", "X-CHIME-CALENDAR:hebrew"])
+        let requests = try plan.plan.get().requests(firstFire: chimed.answer)
+        #expect(chimed.asked.allSatisfy { $0.options["calendar"] == "hebrew" }, "\(chimed.asked)")
+        #expect(requests.first?.request.filter { $0.0 == "calendar" }.count == 1)
+        #expect(requests.first?.request.first?.0 == "when", "when comes first")
+    }
+
+    @Test func eachRequestComesWithTheFirstFireTimeChimedAnswered() throws {
+        let plan = try daily(["BEGIN:VALARM", "TRIGGER:-PT1H", "END:VALARM", "BEGIN:VALARM", "TRIGGER:-PT2H", "END:VALARM"])
+        let requests = try plan.plan.get().requests { when, _ in when.hasPrefix("2030-01-07T16") ? 16 : 15 }
+        #expect(requests.map(\.next) == [16, 15])
+        #expect(try plan.plan.get().title == "Daily")
+    }
+
+    @Test func aRefusalIsOneSentenceNamingTheComponent() {
+        let label = #"VEVENT "Gym" (UID g, line 3)"#
+        #expect(ImportRefusal.refused("it has no DTSTART").sentence(label) == #"VEVENT "Gym" (UID g, line 3): not imported: it has no DTSTART."#)
+        #expect(ImportRefusal.refused("chimed's own sentence.").sentence(label).hasSuffix(": not imported: chimed's own sentence."))
+        #expect(ImportRefusal.skipped("its time is past").sentence(label) == #"VEVENT "Gym" (UID g, line 3): skipped: its time is past."#)
+    }
+}
