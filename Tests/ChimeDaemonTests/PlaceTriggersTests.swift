@@ -19,13 +19,15 @@ struct PlaceTriggersTests {
     final class Harness {
         let delivery: DeliveryHarness
         let places: PlaceTriggers
+        /// The schedule the watch reports to: it writes presence and crossings.
+        let schedule: Schedule
         private(set) var fired: [ScheduledNotification] = []
 
         init() throws {
             _ = noSystemBus
             delivery = try DeliveryHarness()
-            places = PlaceTriggers(store: delivery.store, presenter: delivery.presenter, commits: delivery.commits,
-                                   time: delivery.time, loop: delivery.loop, logger: delivery.log.logger)
+            places = PlaceTriggers(presenter: delivery.presenter, time: delivery.time, loop: delivery.loop, logger: delivery.log.logger)
+            schedule = Schedule(store: delivery.store, commits: delivery.commits, places: places, logger: delivery.log.logger)
             places.onFired = { [unowned self] in self.fired.append($0) }
         }
 
@@ -41,7 +43,7 @@ struct PlaceTriggersTests {
                 _ = try store.insert(notification, in: db)
                 try store.recordPresence(id: id, presence, in: db)
             }
-            if started { #expect(places.add(notification)) }
+            if started { #expect(places.watch(notification)) }
             return notification
         }
 
@@ -74,7 +76,7 @@ struct PlaceTriggersTests {
         let due = harness.delivery.time.now.addingTimeInterval(60)
         let dated = ScheduledNotification(id: "dated", alert: Alert(title: "Dated"), rule: try FireRule(trigger: .absolute(due)),
                                           lateLimit: nil, created: due, nextIndex: 0, nextFire: due)
-        #expect(!harness.places.add(dated))
+        #expect(!harness.places.watch(dated))
         #expect(harness.places.sourceStates == ("unused", "unused"))
     }
 
@@ -148,7 +150,7 @@ struct PlaceTriggersTests {
         try harness.add("away", try Self.region(entry: false, exit: true), presence: .inside, started: false)
         try harness.add("net", try Place(.network("Office Wi-Fi"), notifyOnEntry: true, notifyOnExit: false), presence: .outside,
                         started: false)
-        try harness.places.start()
+        try harness.schedule.loadPlaces()
         harness.fix(1_000)
         harness.places.networksChanged(["Office Wi-Fi"])
         #expect(harness.shown == ["away", "net"])
@@ -161,10 +163,10 @@ struct PlaceTriggersTests {
         try harness.add("n", try Place(.network("Office Wi-Fi"), notifyOnEntry: true, notifyOnExit: true, triggersOnce: false))
         harness.fix(1_000)
         harness.places.networksChanged([])
-        harness.places.remove(ids: ["a"])
+        harness.places.unwatch(ids: ["a"])
         harness.fix(0)
         #expect(harness.shown == ["b"])
-        harness.places.removeAll()
+        harness.places.unwatchAll()
         harness.fix(1_000)
         harness.places.networksChanged(["Office Wi-Fi"])
         #expect(harness.shown == ["b"])
