@@ -98,6 +98,17 @@ public final class Daemon {
         // starts gets the session's own umask back.
         let sessionUmask = umask(0o077)
         do {
+            // Before the name is asked for: from the moment the bus names chimed, a client
+            // (or systemd) may send SIGTERM, and without the watcher it would kill chimed
+            // before anything staged was written.
+            signalWatcher = try SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+                if signal == SIGHUP {
+                    self.loadConfig()
+                } else {
+                    self.logger.info("Signal \(signal): exiting.")
+                    self.loop.stop()
+                }
+            }
             // Calls wait in libdbus's queue until the loop runs, so the name can be claimed
             // and the store opened before anything is answered. The request goes first and
             // its answer is read after the store is open: the bus answers (and, under D-Bus
@@ -110,14 +121,6 @@ public final class Daemon {
                 self.logger.error("The session bus closed; exiting with status \(Self.busUnavailableStatus) for the user unit to start chimed again.")
                 self.busLost = true
                 self.loop.stop()
-            }
-            signalWatcher = try SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
-                if signal == SIGHUP {
-                    self.loadConfig()
-                } else {
-                    self.logger.info("Signal \(signal): exiting.")
-                    self.loop.stop()
-                }
             }
             trace.mark("name")
             // Autostart, the user unit and activation may race; the first to own the name
