@@ -47,7 +47,7 @@ struct Next: ParsableCommand {
     }
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let count = number ?? UInt32(clamping: min(rule.count ?? 5, Int(Limits.nextFireCount.upperBound)))
         let scheduled = try NextOfScheduled.id(time, rule).flatMap { try NextOfScheduled.times(client, id: $0, count: count) }
         let times = try scheduled ?? client.nextFireTimestamps(when: time.joined(separator: " "), options: rule.options, count: count)
@@ -72,7 +72,7 @@ enum NextOfScheduled {
 
     /// Its next `count` fire times; says so and ends with status 1 when nothing is to come.
     /// Nil for digits that name no notification: a date such as 20301231 is shaped as an id too.
-    static func times(_ client: SchedulerClient, id: String, count: UInt32) throws -> [Int64]? {
+    static func times(_ client: ChimedClient, id: String, count: UInt32) throws -> [Int64]? {
         let reply: [Value]
         do { reply = try client.call(Scheduler1.occurrences, [.string(id), .uint32(count)]) } catch {
             if error.name == ChimeError.notFound, id.allSatisfy(\.isNumber) { return nil }
