@@ -61,7 +61,7 @@ struct Cancel: ParsableCommand {
             for id in ids {
                 // Its title, read before it goes, so the line says which one it was.
                 let title = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries)
-                    .flatMap { HumanText.fields($0 ?? [])[.title]?.stringValue }
+                    .flatMap { HumanText.fields($0)[.title]?.stringValue }
                 try client.cancel(id)
                 titles.append(title.map { "\(id) \"\($0)\"" } ?? id)
             }
