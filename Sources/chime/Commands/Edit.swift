@@ -85,7 +85,7 @@ struct Edit: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         try client.updateSimple(id, changes: changes)
         let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
         print(Add.echo(id: id, described: described ?? [], json: json))

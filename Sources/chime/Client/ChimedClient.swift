@@ -3,22 +3,22 @@ import ChimeAPI
 import DBus
 
 /// A blocking client of chimed's `Scheduler1` interface: a typed function per method
-/// the commands use (see SchedulerClient+Methods.swift), all built on ``call(_:_:)``.
-struct SchedulerClient {
+/// the commands use (see ChimedClient+Methods.swift), all built on ``call(_:_:)``.
+struct ChimedClient {
     let connection: Connection
 
     /// Connects to the session bus as `chime doctor` finds it, so that without one every
     /// command says what doctor says.
-    static func connect() throws(DBusError) -> SchedulerClient {
+    static func connect() throws(DBusError) -> ChimedClient {
         var diagnosis = Diagnosis()
         guard let connection = diagnosis.connect() else {
             throw .disconnected(diagnosis.problems.first?.text ?? "No session bus.")
         }
-        return SchedulerClient(connection: connection)
+        return ChimedClient(connection: connection)
     }
 
     /// Connects, or ends the command with a message and exit status 69.
-    static func connectOrFail() throws -> SchedulerClient {
+    static func connectOrFail() throws -> ChimedClient {
         do { return try connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
     }
 

@@ -3,7 +3,7 @@ import DBus
 
 /// The methods the commands call, typed. Each ends the command with a message and the
 /// documented exit status when chimed refuses or cannot be reached.
-extension SchedulerClient {
+extension ChimedClient {
     /// Schedules a notification given in the string form; its id.
     func scheduleSimple(when: String, title: String, body: String, options: [(String, String)]) throws -> String {
         try callOrFail(Scheduler1.scheduleSimple, [.string(when), .string(title), .string(body), .stringDictionary(options)])

@@ -73,7 +73,7 @@ struct PlaceOptions: ParsableArguments {
     }
 
     /// Says on standard error when the new notification waits for its location source.
-    func tellIfWaiting(_ id: String, _ client: SchedulerClient) {
+    func tellIfWaiting(_ id: String, _ client: ChimedClient) {
         guard let entries = try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries,
               HumanText.fields(entries)[.state]?.stringValue == "waiting" else { return }
         writeError(near != nil

@@ -29,7 +29,7 @@ struct Badge: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let current: Int64
         if let count {
             try client.setBadge(app, count)

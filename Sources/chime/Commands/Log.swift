@@ -52,7 +52,7 @@ struct Log: ParsableCommand {
 
     func run() throws {
         // 0 lets chimed choose its default.
-        let events = try SchedulerClient.connectOrFail().history(limit: UInt32(limit ?? 0), of: id)
+        let events = try ChimedClient.connectOrFail().history(limit: UInt32(limit ?? 0), of: id)
         if json {
             print(JSONText.array(events.map(Self.object)).rendered())
             return

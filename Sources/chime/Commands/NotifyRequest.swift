@@ -66,8 +66,8 @@ struct NotifyRequest: Equatable {
 
     /// Sends the notification; with `wait`, blocks until it is pressed or closed.
     func send() throws {
-        let client: SchedulerClient
-        do { client = try SchedulerClient.connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
+        let client: ChimedClient
+        do { client = try ChimedClient.connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
 
         var outcome: ExitCode?
         var id: String?

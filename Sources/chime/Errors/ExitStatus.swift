@@ -10,7 +10,7 @@ enum ExitStatus {
     static let failure = ExitCode(1)
     static let usage = ExitCode(64)
     /// No session bus, chimed not reachable, or a running chimed that speaks another
-    /// version of the interface (``SchedulerClient/failure(_:calling:_:)`` says which).
+    /// version of the interface (``ChimedClient/failure(_:calling:about:)`` says which).
     static let unavailable = ExitCode(69)
 }
 
@@ -29,7 +29,7 @@ func fail(_ message: String, _ status: ExitCode) -> ExitCode {
 }
 
 /// Maps a D-Bus error from the bus or chimed to a message and exit status. Errors that
-/// may mean another interface version go through ``SchedulerClient/failure(_:calling:_:)``
+/// may mean another interface version go through ``ChimedClient/failure(_:calling:about:)``
 /// first, which tells them apart from bad input by the daemon's introspection.
 ///
 /// chimed's messages are its API and stay English; the sentences chime says itself, or

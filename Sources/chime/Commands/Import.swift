@@ -50,7 +50,7 @@ struct Import: ParsableCommand {
         // No iCalendar text has a NUL, and no D-Bus string can carry one.
         let cut = CalendarParts(text.utf8.contains(0) ? String(text.unicodeScalars.filter { $0 != "\0" }) : text)
         guard cut.isCalendar else { throw notICalendar(text) }
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         var refused = 0, answered = false
         var scheduled: [JSONText] = []
         for oversized in cut.oversized {
@@ -122,7 +122,7 @@ struct Import: ParsableCommand {
     }
 }
 
-extension SchedulerClient {
+extension ChimedClient {
     /// `3kq9xw2m  2030-03-14 09:30  -  Dentist`: the id, the next time, the repeat and the
     /// title, as chimed stored them; the bare id when it no longer has the notification.
     func importEcho(_ id: String) -> String {

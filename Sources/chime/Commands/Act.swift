@@ -24,7 +24,7 @@ struct Act: ParsableCommand {
     var action: String
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         do throws(DBusError) {
             _ = try client.call(Scheduler1.invokeAction, [.string(id), .string(action)])
         } catch where error.name == ChimeError.notShown {

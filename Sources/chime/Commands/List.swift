@@ -37,7 +37,7 @@ struct List: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         if json {
             print(JSONText.indented(try client.listJSON()))
             return

@@ -31,11 +31,11 @@ struct Skip: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let reply = try client.callOrFail(Scheduler1.skip, [.string(id), .string(occurrence.joined(separator: " "))], about: id)
         let skipped = reply.first?.integerValue ?? 0
         let next = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries)
-            .flatMap { HumanText.fields($0 ?? [])[.nextFire]?.integerValue }
+            .flatMap { HumanText.fields($0)[.nextFire]?.integerValue }
         print(Self.echo(skipped: skipped, next: next, json: json))
     }
 

@@ -7,7 +7,8 @@ import Testing
 /// Telling a daemon of another interface version from bad input, by its introspection.
 struct InterfaceMismatchTests {
     static let contract: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        // This file is Tests/chimeTests/Doctor/InterfaceMismatchTests.swift: the root is four levels up.
+        let root = (0..<4).reduce(URL(fileURLWithPath: #filePath)) { url, _ in url.deletingLastPathComponent() }
         return (try? String(contentsOf: root.appendingPathComponent("dbus/io.github.chime.Scheduler1.xml"), encoding: .utf8)) ?? ""
     }()
 

@@ -31,7 +31,7 @@ struct Snooze: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let copy = try client.snooze(id, until: when)
         let described = (try? client.call(Scheduler1.get, [.string(copy)]).first?.stringKeyedEntries) ?? nil
         print(Add.echo(id: copy, described: described ?? [], json: json))

@@ -29,7 +29,7 @@ struct Show: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         if json {
             print(JSONText.indented(try client.getJSON(id)))
             return

@@ -47,7 +47,7 @@ struct Next: ParsableCommand {
     }
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let count = number ?? UInt32(clamping: min(rule.count ?? 5, Int(Limits.nextFireCount.upperBound)))
         let scheduled = try NextOfScheduled.id(time, rule).flatMap { try NextOfScheduled.times(client, id: $0, count: count) }
         let times = try scheduled ?? client.nextFireTimestamps(when: time.joined(separator: " "), options: rule.options, count: count)
@@ -58,56 +58,6 @@ struct Next: ParsableCommand {
         } else {
             for time in times { print(HumanText.calendarTime(time)) }
         }
-    }
-}
-
-/// How a rule repeats and which clock it follows: shared by `add` and `next`.
-struct RuleOptions: ParsableArguments {
-    @Option(name: .customLong("repeat"), help: "Repeat every minute, hour, day, week, month or year.")
-    var repeatUnit: String?
-
-    @Option(help: "Repeat every N units (with --repeat).")
-    var every: Int?
-
-    @Option(help: ArgumentHelp("With --repeat week: mon,wed,fri, weekdays or weekends; with --repeat month: \"2nd tue\", "
-                               + "\"last fri\" or last-day.", valueName: "DAYS"))
-    var on: String?
-
-    @Option(help: ArgumentHelp("With --repeat: the last date (all of that day) or time it fires.", valueName: "DATE"))
-    var until: String?
-
-    @Option(help: "With --repeat: how many times it fires in all, skipped ones included.")
-    var count: Int?
-
-    @Option(help: ArgumentHelp("How it repeats, as an RFC 5545 RRULE, instead of --repeat and the options above.", valueName: "RRULE"))
-    var rrule: String?
-
-    @Option(help: "Pin wall-clock times to an IANA time zone, such as America/New_York.")
-    var zone: String?
-
-    @Flag(help: "Follow the system's time zone (the default for wall-clock times).")
-    var floating = false
-
-    @Option(help: "The calendar for repeats, such as gregorian, hebrew or islamic.")
-    var calendar: String?
-
-    func validate() throws {
-        if floating && zone != nil { throw ValidationError(localized("--floating and --zone exclude each other.")) }
-    }
-
-    /// The scheduling keys of the `a{ss}` options.
-    var options: [(String, String)] {
-        var options: [(String, String)] = []
-        if let repeatUnit { options.append(("repeat", repeatUnit)) }
-        if let every { options.append(("every", String(every))) }
-        if let on { options.append(("on", on)) }
-        if let until { options.append(("until", until)) }
-        if let count { options.append(("count", String(count))) }
-        if let rrule { options.append(("rrule", rrule)) }
-        if let zone { options.append(("zone", zone)) }
-        if floating { options.append(("floating", "true")) }
-        if let calendar { options.append(("calendar", calendar)) }
-        return options
     }
 }
 
@@ -122,7 +72,7 @@ enum NextOfScheduled {
 
     /// Its next `count` fire times; says so and ends with status 1 when nothing is to come.
     /// Nil for digits that name no notification: a date such as 20301231 is shaped as an id too.
-    static func times(_ client: SchedulerClient, id: String, count: UInt32) throws -> [Int64]? {
+    static func times(_ client: ChimedClient, id: String, count: UInt32) throws -> [Int64]? {
         let reply: [Value]
         do { reply = try client.call(Scheduler1.occurrences, [.string(id), .uint32(count)]) } catch {
             if error.name == ChimeError.notFound, id.allSatisfy(\.isNumber) { return nil }

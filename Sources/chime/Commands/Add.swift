@@ -137,7 +137,7 @@ struct Add: ParsableCommand {
     }
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
         // A place has no fire time to echo: the bare id, then whether its service is there.
         let described = place.isGiven ? nil : (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil

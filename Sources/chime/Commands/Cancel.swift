@@ -48,7 +48,7 @@ struct Cancel: ParsableCommand {
     }
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let count: Int64
         var titles: [String] = []
         if all {
@@ -61,7 +61,7 @@ struct Cancel: ParsableCommand {
             for id in ids {
                 // Its title, read before it goes, so the line says which one it was.
                 let title = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries)
-                    .flatMap { HumanText.fields($0 ?? [])[.title]?.stringValue }
+                    .flatMap { HumanText.fields($0)[.title]?.stringValue }
                 try client.cancel(id)
                 titles.append(title.map { "\(id) \"\($0)\"" } ?? id)
             }
@@ -80,7 +80,7 @@ struct Cancel: ParsableCommand {
 
     /// Asks on the terminal before everything goes; a pasted tour or a slip of the
     /// history key must not wipe a user's reminders unseen.
-    private func confirmAll(_ client: SchedulerClient) throws {
+    private func confirmAll(_ client: ChimedClient) throws {
         guard !yes else { return }
         guard isatty(0) != 0 else {
             throw fail(localized("chime cancel --all cancels every reminder; give --yes as well to do it without a terminal to ask on."),

@@ -307,7 +307,7 @@ struct Diagnosis {
     // MARK: - What Chime does without a capability
 
     /// What Chime does for each capability it uses that `capabilities` lacks; this
-    /// must say what chimed really does (NotifyRequest.swift, Presenter.swift, SoundPlayer.swift).
+    /// must say what chimed really does (its NotifyArguments.swift, Presenter.swift, SoundPlayer.swift).
     /// `lastLocalSound` is how chimed's last sound of its own went: set up is not played.
     static func fallbacks(for capabilities: Set<String>, localSound: Bool?,
                           lastLocalSound: String? = nil) -> [(capability: String, instead: Note)] {

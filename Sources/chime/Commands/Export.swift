@@ -34,7 +34,7 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        let client = try SchedulerClient.connectOrFail()
+        let client = try ChimedClient.connectOrFail()
         let reply: [Value]
         do throws(DBusError) {
             reply = try client.call(Scheduler1.exportICalendar, [.stringArray(all ? [] : ids)])
