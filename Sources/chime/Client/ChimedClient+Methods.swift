@@ -39,6 +39,13 @@ extension ChimedClient {
         try callOrFail(Scheduler1.get, [.string(id)], about: id).first?.stringKeyedEntries ?? []
     }
 
+    /// What chimed describes of `id` now, for a line confirming a change; nil when it
+    /// cannot say (the id is gone, chimed stopped): the confirmation then says less, and
+    /// the change, already made, is not reported as failed.
+    func described(_ id: String) -> [(key: String, value: Value)]? {
+        (try? call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
+    }
+
     func getJSON(_ id: String) throws -> String {
         try callOrFail(Scheduler1.getJSON, [.string(id)], about: id).first?.stringValue ?? "{}"
     }

@@ -140,7 +140,7 @@ struct Add: ParsableCommand {
         let client = try ChimedClient.connectOrFail()
         let id = try client.scheduleSimple(when: when, title: title, body: body, options: options)
         // A place has no fire time to echo: the bare id, then whether its service is there.
-        let described = place.isGiven ? nil : (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
+        let described = place.isGiven ? nil : client.described(id)
         print(Self.echo(id: id, described: described ?? [], json: json))
         if place.isGiven { place.tellIfWaiting(id, client) }
     }

@@ -60,7 +60,7 @@ struct Cancel: ParsableCommand {
         } else {
             for id in ids {
                 // Its title, read before it goes, so the line says which one it was.
-                let title = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries)
+                let title = client.described(id)
                     .flatMap { HumanText.fields($0)[.title]?.stringValue }
                 try client.cancel(id)
                 titles.append(title.map { "\(id) \"\($0)\"" } ?? id)

@@ -87,7 +87,7 @@ struct Edit: ParsableCommand {
     func run() throws {
         let client = try ChimedClient.connectOrFail()
         try client.updateSimple(id, changes: changes)
-        let described = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? nil
+        let described = client.described(id)
         print(Add.echo(id: id, described: described ?? [], json: json))
     }
 }

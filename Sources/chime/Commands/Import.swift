@@ -126,7 +126,7 @@ extension ChimedClient {
     /// `3kq9xw2m  2030-03-14 09:30  -  Dentist`: the id, the next time, the repeat and the
     /// title, as chimed stored them; the bare id when it no longer has the notification.
     func importEcho(_ id: String) -> String {
-        guard let entries = try? call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries else { return id }
+        guard let entries = described(id) else { return id }
         let fields = HumanText.fields(entries)
         return [
             id, HumanText.localTime(fields[.nextFire]?.integerValue),
@@ -137,7 +137,7 @@ extension ChimedClient {
 
     /// The same as JSON: `{"id", "nextFire", "nextFireLocal", "title"}`.
     func importJSON(_ id: String) -> JSONText {
-        let fields = HumanText.fields((try? call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries) ?? [])
+        let fields = HumanText.fields(described(id) ?? [])
         var object: [(String, JSONText)] = [("id", .string(id))]
         if let next = fields[.nextFire]?.integerValue {
             object.append((NotificationKey.nextFire.rawValue, .integer(next)))

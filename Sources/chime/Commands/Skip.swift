@@ -34,7 +34,7 @@ struct Skip: ParsableCommand {
         let client = try ChimedClient.connectOrFail()
         let reply = try client.callOrFail(Scheduler1.skip, [.string(id), .string(occurrence.joined(separator: " "))], about: id)
         let skipped = reply.first?.integerValue ?? 0
-        let next = (try? client.call(Scheduler1.get, [.string(id)]).first?.stringKeyedEntries)
+        let next = client.described(id)
             .flatMap { HumanText.fields($0)[.nextFire]?.integerValue }
         print(Self.echo(skipped: skipped, next: next, json: json))
     }

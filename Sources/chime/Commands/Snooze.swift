@@ -33,7 +33,7 @@ struct Snooze: ParsableCommand {
     func run() throws {
         let client = try ChimedClient.connectOrFail()
         let copy = try client.snooze(id, until: when)
-        let described = (try? client.call(Scheduler1.get, [.string(copy)]).first?.stringKeyedEntries) ?? nil
+        let described = client.described(copy)
         print(Add.echo(id: copy, described: described ?? [], json: json))
     }
 }
