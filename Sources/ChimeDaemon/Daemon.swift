@@ -7,7 +7,7 @@ import Glibc
 import Localization
 import Logging
 
-/// The wiring of `chimed`: one loop, one bus connection, the store, the scheduler and
+/// The wiring of `chimed`: one loop, one bus connection, the store, the fire timer and
 /// the exported API, all owned here and driven from the one thread.
 public final class Daemon {
     private let loop = EventLoop()
@@ -15,7 +15,7 @@ public final class Daemon {
     private let logger: Logger
     private let client: NotificationClient
     private var presenter: Presenter?
-    private var service: SchedulerService?
+    private var service: MethodTable?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
     private var upkeep: StoreUpkeep?
@@ -156,11 +156,11 @@ public final class Daemon {
             let places = PlaceTriggers(presenter: presenter, time: time, loop: loop, logger: logger)
             // The one writer of the schedule: the store, the heap of due times and the place watch.
             let schedule = Schedule(store: store, commits: commits, places: places, logger: logger)
-            let scheduler = Scheduler(store: store, schedule: schedule, presenter: presenter, commits: commits, time: time,
+            let fireTimer = FireTimer(store: store, schedule: schedule, presenter: presenter, commits: commits, time: time,
                                       logger: logger)
-            places.onFired = { [unowned scheduler] notification in scheduler.onFired(notification, 0, true) }
-            let service = SchedulerService(connection: connection, client: client, presenter: presenter, store: store,
-                                           schedule: schedule, scheduler: scheduler, commits: commits, commands: commands,
+            places.onFired = { [unowned fireTimer] notification in fireTimer.onFired(notification, 0, true) }
+            let service = MethodTable(connection: connection, client: client, presenter: presenter, store: store,
+                                           schedule: schedule, fireTimer: fireTimer, commits: commits, commands: commands,
                                            lock: lock, logger: logger)
             self.presenter = presenter
             self.service = service
@@ -173,11 +173,11 @@ public final class Daemon {
             try client.start()
             // Watched before the zone is first read, so that no change falls in between.
             do {
-                zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in scheduler.systemZoneChanged() }
+                zoneWatcher = try FileWatcher(loop: loop, path: "/etc/localtime") { _ in fireTimer.systemZoneChanged() }
             } catch {
                 logger.warning("Cannot watch /etc/localtime (\(error)); time-zone changes apply after a restart.")
             }
-            try scheduler.start()
+            try fireTimer.start()
             try schedule.loadPlaces()
             trace.mark("schedule")
             logger.info("chimed \(chimeVersion) owns \(ChimeBus.name); store \(store.databaseURL.path).")

@@ -73,7 +73,7 @@ final class FakeTime: Timekeeper {
     }
 }
 
-/// The scheduler's alarm, seen from the test.
+/// The fire timer's alarm, seen from the test.
 final class FakeAlarm: Alarm {
     var handler: ((WallClockEvent) -> Void)?
     var armedAt: Date?

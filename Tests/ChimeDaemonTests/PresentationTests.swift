@@ -6,14 +6,14 @@ import Testing
 
 /// An app in front the test answers by hand.
 final class FakeFrontApp: FrontAppAsking {
-    private(set) var asked: [(app: String, id: String, reply: (Presentation?) -> Void)] = []
+    private(set) var asked: [(app: String, id: String, reply: (PresentationOptions?) -> Void)] = []
 
-    func ask(_ app: String, id: String, alert: Alert, reply: @escaping (Presentation?) -> Void) {
+    func ask(_ app: String, id: String, alert: Alert, reply: @escaping (PresentationOptions?) -> Void) {
         asked.append((app, id, reply))
     }
 
     /// Answers the ask `index` with `presentation` (nil: no answer that counts).
-    func answer(_ index: Int, _ presentation: Presentation?) {
+    func answer(_ index: Int, _ presentation: PresentationOptions?) {
         asked[index].reply(presentation)
     }
 }
@@ -153,14 +153,14 @@ struct PresentationTests {
     @Test func settingsAllowedByDefaultAndOffOneByOne() {
         #expect(AppSettings().allowed == .all)
         #expect(AppSettings(alerts: false).allowed == [.sound, .badge])
-        let decision = PresentationDecision.combining(settings: AppSettings(alerts: false), app: "a", answer: [.alert])
-        #expect(decision == PresentationDecision(presentation: [], withheld: .settings(app: "a")))
-        #expect(PresentationDecision.combining(settings: AppSettings(), app: "a", answer: nil) == .usual)
+        let decision = OccurrenceDecision.combining(settings: AppSettings(alerts: false), app: "a", answer: [.alert])
+        #expect(decision == OccurrenceDecision(presentation: [], withheld: .settings(app: "a")))
+        #expect(OccurrenceDecision.combining(settings: AppSettings(), app: "a", answer: nil) == .usual)
     }
 
     // MARK: - The app's answer
 
-    private func answer(_ values: [Value]) throws -> Presentation? {
+    private func answer(_ values: [Value]) throws -> PresentationOptions? {
         let message = try Message.signal(path: ObjectPath("/t"), interface: InterfaceName("t.T"), member: MemberName("T"),
                                          arguments: values)
         return FrontApp.presentation(of: message, app: "org.example.Front", id: "a", logger: LogRecorder().logger)

@@ -12,7 +12,7 @@ struct ScheduleTests {
         let delivery: DeliveryHarness
         let places: PlaceTriggers
         let schedule: Schedule
-        let scheduler: Scheduler
+        let fireTimer: FireTimer
         var store: Store { delivery.store }
         var time: FakeTime { delivery.time }
 
@@ -21,9 +21,9 @@ struct ScheduleTests {
             let logger = delivery.log.logger
             places = PlaceTriggers(presenter: delivery.presenter, time: delivery.time, loop: delivery.loop, logger: logger)
             schedule = Schedule(store: delivery.store, commits: delivery.commits, places: places, logger: logger)
-            scheduler = Scheduler(store: delivery.store, schedule: schedule, presenter: delivery.presenter, commits: delivery.commits,
+            fireTimer = FireTimer(store: delivery.store, schedule: schedule, presenter: delivery.presenter, commits: delivery.commits,
                                   time: delivery.time, logger: logger)
-            try scheduler.start()
+            try fireTimer.start()
             try schedule.loadPlaces()
         }
 

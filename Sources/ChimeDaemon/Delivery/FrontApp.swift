@@ -9,7 +9,7 @@ protocol FrontAppAsking: AnyObject {
     /// Asks `app` what Chime still does of notification `id`; `reply` gets the app's
     /// answer, or nil when there is none that counts (no owner, an error, no answer in
     /// time, garbage): then it shows as usual.
-    func ask(_ app: String, id: String, alert: Alert, reply: @escaping (Presentation?) -> Void)
+    func ask(_ app: String, id: String, alert: Alert, reply: @escaping (PresentationOptions?) -> Void)
 }
 
 /// Asks the app a notification speaks for, over ``ChimeAPI/Presenter1``, whether it
@@ -29,7 +29,7 @@ final class FrontApp: FrontAppAsking {
         self.logger = logger
     }
 
-    func ask(_ app: String, id: String, alert: Alert, reply: @escaping (Presentation?) -> Void) {
+    func ask(_ app: String, id: String, alert: Alert, reply: @escaping (PresentationOptions?) -> Void) {
         // A desktop entry id need not be a bus name ("firefox" has no dot): such an app
         // cannot export the interface, so it is not asked.
         guard let name = BusName(rawValue: app), !app.hasPrefix(":"),
@@ -56,15 +56,15 @@ final class FrontApp: FrontAppAsking {
     }
 
     /// The answer's words as a presentation; nil (and a log line) for garbage.
-    static func presentation(of answer: Message, app: String, id: String, logger: Logger) -> Presentation? {
+    static func presentation(of answer: Message, app: String, id: String, logger: Logger) -> PresentationOptions? {
         guard answer.signature == "as", let words = (try? answer.arguments())?.first?.arrayElements?.compactMap(\.stringValue) else {
             logger.warning("Notification \(id): \(app) answered WillPresent with (\(answer.signature)), not (as); shown as usual.")
             return nil
         }
-        var presentation: Presentation = []
+        var presentation: PresentationOptions = []
         var unknown: [String] = []
         for word in words {
-            if let known = Presentation.words.first(where: { $0.0 == word }) { presentation.insert(known.1) } else { unknown.append(word) }
+            if let known = PresentationOptions.words.first(where: { $0.0 == word }) { presentation.insert(known.1) } else { unknown.append(word) }
         }
         guard !unknown.isEmpty else { return presentation }
         let quoted = unknown.prefix(5).map { "'\($0.prefix(40))'" }.joined(separator: ", ")

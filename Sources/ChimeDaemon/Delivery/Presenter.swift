@@ -250,12 +250,12 @@ final class Presenter {
         // Taken over, it was decided and shown before: only its popup is posted again.
         guard delivery.takeover == nil else { return post(delivery, .alert) }
         let seq = delivery.stored.seq
-        // What of it Chime still does: the app's settings and the app in front say (Presenter+Presentation).
+        // What of it Chime still does: the app's settings and the app in front say (Presenter+Decision).
         decide(delivery) { [unowned self] decision in self.decided(seq, decision) }
     }
 
     /// Sends `Notify` for a delivery whose popup was allowed, with what else was.
-    func post(_ delivery: Delivery, _ presentation: Presentation) {
+    func post(_ delivery: Delivery, _ presentation: PresentationOptions) {
         var alert = presentation.shaping(shownOnServer(delivery.stored.alert))
         // Taken over, the text is the one on screen: as late as it was when first shown.
         let lateBy = (delivery.takeover == nil ? time.now : delivery.shownAt ?? time.now).timeIntervalSince(delivery.stored.due)

@@ -18,7 +18,7 @@ import Logging
 ///   moment cannot be refused, and a write that fails shows it once more after a
 ///   restart, which beats never again.
 ///
-/// The timer (``Scheduler``) reads the heap through ``earliest()``, ``firstDue(by:count:skipping:)``
+/// The timer (``FireTimer``) reads the heap through ``earliest()``, ``firstDue(by:count:skipping:)``
 /// and ``takeDue(by:)``, and hears of each change through ``onChange``. The store's
 /// methods that change the schedule are called from here and nowhere else in chimed.
 final class Schedule {
@@ -50,7 +50,7 @@ final class Schedule {
 
     /// Draws the id a notification takes when its own is taken.
     var freshID: () -> String = NotificationID.random
-    /// The timer's handler of each change (one: the scheduler that arms the alarm).
+    /// The timer's handler of each change (one: the fire timer that arms the alarm).
     var onChange: (Change) -> Void = { _ in }
 
     /// Entries in the heap, current and stale, for the tests.
@@ -347,7 +347,7 @@ final class Schedule {
         // Once most entries are stale, the heap is built again from what is left, in one
         // pass: skipping a million stale ones one removal at a time, as a CancelAll of a
         // million left them, took seconds at the next arming.
-        if heap.count > 2 * dueTimes.count + Scheduler.readAhead {
+        if heap.count > 2 * dueTimes.count + FireTimer.readAhead {
             heap = Heap(dueTimes.map { Due(date: $0.value, id: $0.key) })
         }
         onChange(.removed)

@@ -2,7 +2,7 @@ import EventLoop
 import FoundationEssentials
 import Glibc
 
-/// The clocks and timers the scheduler and presenter run on: the loop's own in chimed,
+/// The clocks and timers the fire timer and presenter run on: the loop's own in chimed,
 /// one driven by hand in the in-process tests.
 protocol Timekeeper: AnyObject {
     /// The wall clock: due times are instants of it.

@@ -24,7 +24,7 @@ final class StoreUpkeep {
     private let store: Store
     private let connection: Connection
     private let logger: Logger
-    /// When the scheduler fires next.
+    /// When the fire timer fires next.
     private let nextFire: () -> Date?
     private var hook: Source?
     private var nextBackup: Date

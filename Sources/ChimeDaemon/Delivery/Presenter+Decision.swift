@@ -13,7 +13,7 @@ extension Presenter {
     ///
     /// Chime's own notices and notifications without a `desktopEntry` speak for no app:
     /// they show as usual. An app whose settings allow nothing is not asked.
-    func decide(_ delivery: Delivery, then: @escaping (PresentationDecision) -> Void) {
+    func decide(_ delivery: Delivery, then: @escaping (OccurrenceDecision) -> Void) {
         guard delivery.stored.kind != .notice, let app = delivery.stored.alert.desktopEntry else { return then(.usual) }
         let settings = settings(of: delivery.stored.alert)
         guard let frontApp, !settings.allowed.isEmpty else {
@@ -25,7 +25,7 @@ extension Presenter {
     }
 
     /// Carries out a decision for the delivery `seq`, which holds a slot until here.
-    func decided(_ seq: Int64, _ decision: PresentationDecision) {
+    func decided(_ seq: Int64, _ decision: OccurrenceDecision) {
         guard let delivery = deliveries[seq], !delivery.withdrawn else {
             // Cancelled while its app was asked: nothing of it is done.
             return releaseSlot { if let delivery = deliveries[seq] { remove(delivery) } }
@@ -38,7 +38,7 @@ extension Presenter {
     }
 
     /// Ends a delivery that is not shown: its history says who took the popup away.
-    private func withhold(_ delivery: Delivery, _ decision: PresentationDecision) {
+    private func withhold(_ delivery: Delivery, _ decision: OccurrenceDecision) {
         let id = delivery.stored.id
         // With no popup to carry it, the sound (if allowed) is Chime's to play.
         if decision.presentation.contains(.sound) { sounds?.play(delivery.stored.alert.sound, for: id) }

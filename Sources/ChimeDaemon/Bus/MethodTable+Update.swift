@@ -6,7 +6,7 @@ import FoundationEssentials
 /// `Update` and `UpdateSimple`: a scheduled notification changed in place, keeping its id,
 /// its lineage and its history. Everything is decoded and checked before anything is
 /// staged, so a bad key changes nothing.
-extension SchedulerService {
+extension MethodTable {
     func update(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         let id = call.string(0)
         let entries = try call.entries(1)

@@ -8,13 +8,13 @@ import Logging
 /// methods (``ChimeAPI/Scheduler1``), each answered by a named function that decodes
 /// the call, asks the core and encodes the answer. Presses go to ``PressHandler``,
 /// badges to ``Badges``.
-final class SchedulerService {
+final class MethodTable {
     private let client: NotificationClient
     let presenter: Presenter
     let store: Store
     /// Every change of the schedule goes through it.
     let schedule: Schedule
-    let scheduler: Scheduler
+    let fireTimer: FireTimer
     let commits: CommitQueue
     private let badges: Badges
     let presses: PressHandler
@@ -25,13 +25,13 @@ final class SchedulerService {
     var config = ConfigInForce(path: Config.defaultURL.path)
 
     init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, schedule: Schedule,
-         scheduler: Scheduler, commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
+         fireTimer: FireTimer, commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
          now: @escaping () -> Date = Date.init) {
         self.client = client
         self.presenter = presenter
         self.store = store
         self.schedule = schedule
-        self.scheduler = scheduler
+        self.fireTimer = fireTimer
         self.commits = commits
         self.logger = logger
         self.now = now
@@ -48,7 +48,7 @@ final class SchedulerService {
         presenter.onClosed = { [unowned presses] closing in presses.closed(closing) }
         // A badge follows what was decided for the occurrence (per-app settings, the app in front).
         presenter.onBadge = { alert in badges.apply(of: alert) }
-        scheduler.onFired = { [unowned presenter] notification, lateBy, shown in
+        fireTimer.onFired = { [unowned presenter] notification, lateBy, shown in
             guard shown else { return }
             // A late one folded into a summary of missed ones is not presented by itself:
             // its badge is set here, if its app's settings allow.
@@ -64,8 +64,8 @@ final class SchedulerService {
 
     /// How a method answers: at once, or later through its responder (after a commit).
     private enum Answer {
-        case now((SchedulerService) -> (MethodCall) throws(DBusError) -> [Value])
-        case later((SchedulerService) -> (MethodCall, Responder) throws(DBusError) -> Void)
+        case now((MethodTable) -> (MethodCall) throws(DBusError) -> [Value])
+        case later((MethodTable) -> (MethodCall, Responder) throws(DBusError) -> Void)
     }
 
     /// A line per method: what the contract declares, and the function that answers it.
@@ -313,7 +313,7 @@ final class SchedulerService {
 
 // MARK: - What the answers are made of
 
-extension SchedulerService {
+extension MethodTable {
     /// One notification's description, NotFound when there is none with that id. Its state
     /// is `pending` while an occurrence waits for a notification server, as `List` says.
     private func notification(_ id: String) throws(DBusError) -> [(String, Value)] {

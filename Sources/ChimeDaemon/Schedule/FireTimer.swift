@@ -13,7 +13,7 @@ import Logging
 /// clock-change event (clock set, resume from suspend) and a change of the system's
 /// time zone (``systemZoneChanged()``) make it look again; only the latter moves
 /// floating notifications.
-final class Scheduler {
+final class FireTimer {
     /// More late notifications than this at one wake-up are shown as one summary.
     static let coalescingThreshold = 3
     /// The most notifications read ahead of their due time. Beyond it a batch is read as

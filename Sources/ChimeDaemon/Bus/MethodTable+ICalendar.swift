@@ -8,7 +8,7 @@ import ICS
 /// (the ICS module) for any bus caller; chime import and chime export call them. libical
 /// is opened by the first of these calls, never at start-up: a daemon that is never
 /// asked does not pay for it.
-extension SchedulerService {
+extension MethodTable {
     func importICalendar(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         try importCalendar(call.string(0), lines: [], responder) { ids, refused, skipped in
             // Only a text without components gets no id and no sentence.

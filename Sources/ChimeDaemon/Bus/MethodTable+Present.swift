@@ -4,7 +4,7 @@ import DBus
 import FoundationEssentials
 
 /// `PresentNow` and `PresentNowSimple`, with `replaces`.
-extension SchedulerService {
+extension MethodTable {
     /// The key of `PresentNow` that names a notification on screen to replace.
     static let replacesKey = "replaces"
 

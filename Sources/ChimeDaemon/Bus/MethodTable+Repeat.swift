@@ -4,7 +4,7 @@ import DBus
 import FoundationEssentials
 
 /// `Occurrences` and `Skip`: what is to come of a scheduled repeat, and leaving one out.
-extension SchedulerService {
+extension MethodTable {
     func occurrences(_ call: MethodCall) throws(DBusError) -> [Value] {
         guard case .uint32(let count) = call.arguments[1], Limits.nextFireCount.contains(count) else {
             let counts = Limits.nextFireCount

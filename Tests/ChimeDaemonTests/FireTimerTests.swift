@@ -8,19 +8,19 @@ import Testing
 
 /// Scheduling in-process: what is due, late, missed, coalesced or dropped, on a clock
 /// moved by hand and a fake server (SchedulingTests check it against the real ones).
-struct SchedulerTests {
-    /// A scheduler on the delivery harness; notifications go in as `Schedule` puts them.
+struct FireTimerTests {
+    /// A fire timer on the delivery harness; notifications go in as `Schedule` puts them.
     final class Harness {
         let delivery: DeliveryHarness
         let schedule: Schedule
-        let scheduler: Scheduler
+        let fireTimer: FireTimer
         var time: FakeTime { delivery.time }
         var server: FakeServer { delivery.server }
 
         init() throws {
             delivery = try DeliveryHarness()
             schedule = Schedule(store: delivery.store, commits: delivery.commits, logger: delivery.log.logger)
-            scheduler = Scheduler(store: delivery.store, schedule: schedule, presenter: delivery.presenter, commits: delivery.commits,
+            fireTimer = FireTimer(store: delivery.store, schedule: schedule, presenter: delivery.presenter, commits: delivery.commits,
                                   time: delivery.time, logger: delivery.log.logger)
         }
 
@@ -81,7 +81,7 @@ struct SchedulerTests {
 
     @Test func aReminderFiresAtItsTimeAndNotBefore() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         try harness.add("Tea", due: harness.time.now.addingTimeInterval(10))
         #expect(harness.time.alarm.armedAt == harness.time.now.addingTimeInterval(10), "one alarm, at the due time")
         harness.time.advance(9.9)
@@ -100,18 +100,18 @@ struct SchedulerTests {
         let due = harness.time.now.addingTimeInterval(10)
         let ids = (0..<200).map { "n" + String(1000 + $0).dropFirst() }
         for id in ids.reversed() { try harness.add(id, due: due, started: false) }
-        try harness.scheduler.start()
-        #expect(harness.scheduler.readAheadIDs == Array(ids.prefix(Scheduler.readAhead)))
+        try harness.fireTimer.start()
+        #expect(harness.fireTimer.readAheadIDs == Array(ids.prefix(FireTimer.readAhead)))
         harness.time.advance(10)
         #expect(try harness.delivery.history().count == 200)
-        #expect(harness.scheduler.readAheadIDs.isEmpty)
+        #expect(harness.fireTimer.readAheadIDs.isEmpty)
     }
 
     /// A cancel of nearly everything leaves stale heap entries; they are dropped in one
     /// rebuild rather than popped one by one at the next arming (seconds for a million).
     @Test func cancellingMostOfTheScheduleShrinksTheHeapAndTheRestStillFires() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         let start = harness.time.now
         let ids = (0..<300).map { "c" + String(1000 + $0).dropFirst() }
         for (index, id) in ids.enumerated() { try harness.add(id, due: start.addingTimeInterval(Double(10 + index))) }
@@ -123,7 +123,7 @@ struct SchedulerTests {
 
     @Test func forgettingEverythingDisarmsAndWhatIsAddedAfterFires() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         let start = harness.time.now
         for index in 0..<100 { try harness.add("gone \(index)", due: start.addingTimeInterval(Double(10 + index))) }
         harness.schedule.cancelAll(at: harness.time.now, detail: "") { _ in }
@@ -136,7 +136,7 @@ struct SchedulerTests {
 
     @Test func aRepeatKeepsItsCadence() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         let start = harness.time.now.addingTimeInterval(1)
         try harness.add("Stretch", due: start, every: .minute)
         harness.time.advance(1)
@@ -149,7 +149,7 @@ struct SchedulerTests {
     @Test func missedWhileStoppedFiresOnceMarkedLate() throws {
         let harness = try Harness()
         try harness.add("Missed", due: harness.time.now.addingTimeInterval(-300), started: false)
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         #expect(harness.server.titles == ["Missed"])
         #expect(harness.server.requests.first?.request.body == "Due 5 min ago.")
         #expect(try harness.delivery.history() == ["late Missed"])
@@ -159,7 +159,7 @@ struct SchedulerTests {
     /// repeat begun in the past was missed by nobody, so it starts at its next occurrence.
     @Test func aRepeatBegunInThePastFiresNothingNowAndItsNextOnTime() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         let next = harness.time.now.addingTimeInterval(3_600)
         try harness.schedule("Weekly", when: iso(next.addingTimeInterval(-28 * 86_400)), repeat: "week")
         #expect(harness.server.requests.isEmpty)
@@ -178,7 +178,7 @@ struct SchedulerTests {
         for (index, day) in ["1960-04-12", "1971-02-01", "1985-12-24", "1990-07-30"].enumerated() {
             try harness.schedule("Birthday \(index)", when: day + "T00:00:00Z", repeat: "year", started: false)
         }
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         #expect(harness.server.requests.isEmpty)
         #expect(try harness.delivery.history().isEmpty)
     }
@@ -189,7 +189,7 @@ struct SchedulerTests {
         let harness = try Harness()
         try harness.schedule("Missed", when: "in 1h", started: false)
         harness.time.advance(3 * 86_400 + 3_600)
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         #expect(harness.server.requests.first?.request.body == "Due 3 days ago.")
         #expect(harness.lateSeconds(0) == .int32(259_200))
         harness.delivery.commits.commit()
@@ -202,7 +202,7 @@ struct SchedulerTests {
     @Test func aRepeatMissedForAWeekSaysTheSameDelayInThePopupAndTheHistory() throws {
         let harness = try Harness()
         try harness.add("Daily", due: harness.time.now.addingTimeInterval(-7 * 86_400 - 300), every: .day, started: false)
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         #expect(harness.server.requests.first?.request.body == "Due 5 min ago.")
         #expect(harness.lateSeconds(0) == .int32(300))
         harness.delivery.commits.commit()
@@ -212,7 +212,7 @@ struct SchedulerTests {
     /// A past time asked for (late) fires at once, saying how long ago in years.
     @Test func aPastTimeAskedForFiresAtOnceLateInYears() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         try harness.schedule("Typo", when: iso(harness.time.now.addingTimeInterval(-2_523 * 86_400)), late: true)
         harness.time.advance(0)
         #expect(harness.server.requests.first?.request.body == "Due 6 years ago.")
@@ -223,7 +223,7 @@ struct SchedulerTests {
     @Test func manyMissedArriveAsOneSummary() throws {
         let harness = try Harness()
         for index in 0..<5 { try harness.add("R\(index)", due: harness.time.now.addingTimeInterval(-60), started: false) }
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         #expect(harness.server.titles == ["5 reminders while you were away"])
         #expect(harness.delivery.presenter.waiting.isEmpty)
     }
@@ -231,7 +231,7 @@ struct SchedulerTests {
     @Test func pastItsLateLimitItIsDropped() throws {
         let harness = try Harness()
         try harness.add("Stale", due: harness.time.now.addingTimeInterval(-3600), lateLimit: 600, started: false)
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         #expect(harness.server.requests.isEmpty)
         #expect(try harness.delivery.history() == ["dropped Stale"])
     }
@@ -239,7 +239,7 @@ struct SchedulerTests {
     @Test func aRefusedAlarmFallsBackToATimeout() throws {
         let harness = try Harness()
         harness.time.alarm.refuses = true
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         try harness.add("Still fires", due: harness.time.now.addingTimeInterval(2))
         harness.time.advance(2)
         #expect(harness.server.titles == ["Still fires"])
@@ -248,7 +248,7 @@ struct SchedulerTests {
 
     @Test func aCancelledReminderDoesNotFire() throws {
         let harness = try Harness()
-        try harness.scheduler.start()
+        try harness.fireTimer.start()
         try harness.add("Gone", due: harness.time.now.addingTimeInterval(5))
         try harness.cancel(["Gone"])
         harness.time.advance(10)

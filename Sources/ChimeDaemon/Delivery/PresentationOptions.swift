@@ -5,20 +5,20 @@ import DBus
 /// What Chime does when one occurrence comes due: iOS's UIUserNotificationType (alert,
 /// sound, badge). The user's per-app settings and the app in front each allow a subset;
 /// Chime does what both allow.
-struct Presentation: OptionSet, Sendable, CustomStringConvertible {
+struct PresentationOptions: OptionSet, Sendable, CustomStringConvertible {
     let rawValue: UInt8
 
     /// The popup: a `Notify` call.
-    static let alert = Presentation(rawValue: 1 << 0)
+    static let alert = PresentationOptions(rawValue: 1 << 0)
     /// Its sound, through the server's hints or libcanberra.
-    static let sound = Presentation(rawValue: 1 << 1)
+    static let sound = PresentationOptions(rawValue: 1 << 1)
     /// Its badge number on the app's icon.
-    static let badge = Presentation(rawValue: 1 << 2)
+    static let badge = PresentationOptions(rawValue: 1 << 2)
 
-    static let all: Presentation = [.alert, .sound, .badge]
+    static let all: PresentationOptions = [.alert, .sound, .badge]
 
     /// The words `WillPresent` answers with and `GetAppSettings` stands for, in order.
-    static let words: [(String, Presentation)] = [("alert", .alert), ("sound", .sound), ("badge", .badge)]
+    static let words: [(String, PresentationOptions)] = [("alert", .alert), ("sound", .sound), ("badge", .badge)]
 
     /// "alert, badge", or "nothing".
     var description: String {
@@ -49,8 +49,8 @@ struct AppSettings: Equatable, Sendable {
     var badges = true
 
     /// What these settings allow.
-    var allowed: Presentation {
-        var allowed: Presentation = []
+    var allowed: PresentationOptions {
+        var allowed: PresentationOptions = []
         if alerts { allowed.insert(.alert) }
         if sounds { allowed.insert(.sound) }
         if badges { allowed.insert(.badge) }
@@ -65,7 +65,7 @@ struct AppSettings: Equatable, Sendable {
 }
 
 /// What is decided for one occurrence, and who took away the popup when nobody sees one.
-struct PresentationDecision: Equatable, Sendable {
+struct OccurrenceDecision: Equatable, Sendable {
     /// Who decided against the popup.
     enum Withholder: Equatable, Sendable {
         /// `Alerts=false` in the app's config group.
@@ -74,17 +74,17 @@ struct PresentationDecision: Equatable, Sendable {
         case app(String)
     }
 
-    var presentation: Presentation
+    var presentation: PresentationOptions
     /// Set when `presentation` has no `.alert`.
     var withheld: Withholder?
 
     /// Everything as usual: nobody asked, or nobody said otherwise.
-    static let usual = PresentationDecision(presentation: .all, withheld: nil)
+    static let usual = OccurrenceDecision(presentation: .all, withheld: nil)
 
     /// The settings of `app`, then the app's own answer (nil: none that counts) on top.
-    static func combining(settings: AppSettings, app: String, answer: Presentation?) -> PresentationDecision {
+    static func combining(settings: AppSettings, app: String, answer: PresentationOptions?) -> OccurrenceDecision {
         let both = settings.allowed.intersection(answer ?? .all)
-        guard !both.contains(.alert) else { return PresentationDecision(presentation: both, withheld: nil) }
-        return PresentationDecision(presentation: both, withheld: settings.alerts ? .app(app) : .settings(app: app))
+        guard !both.contains(.alert) else { return OccurrenceDecision(presentation: both, withheld: nil) }
+        return OccurrenceDecision(presentation: both, withheld: settings.alerts ? .app(app) : .settings(app: app))
     }
 }

@@ -4,7 +4,7 @@ import DBus
 
 /// `Snooze`: a notification on screen put off until later, as its snooze buttons do,
 /// without a button (`chime snooze`).
-extension SchedulerService {
+extension MethodTable {
     func snooze(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         let id = call.string(0)
         let time: SnoozeTime
