@@ -14,8 +14,10 @@ public final class Daemon {
     private let connection: Connection
     private let logger: Logger
     private let client: NotificationClient
-    private var presenter: Presenter?
-    private var service: MethodTable?
+    /// The user's config, read at start and on SIGHUP; every part reads it from here.
+    private let settings: Settings
+    /// Every part, once the store is open (``assemble(_:)``).
+    private var parts: DaemonParts?
     private var registration: Registration?
     private var signalWatcher: SignalWatcher?
     private var upkeep: StoreUpkeep?
@@ -40,6 +42,7 @@ public final class Daemon {
         connection = try Connection.session()
         connection.readLimits = RequestLimits.bus
         client = NotificationClient(connection: connection, loop: loop, logger: logger)
+        settings = Settings(logger: logger)
         trace.mark("bus")
     }
 
@@ -47,12 +50,9 @@ public final class Daemon {
     /// each costing only its group; a file that cannot be read leaves the last good
     /// config in force.
     private func loadConfig() {
-        guard let presenter, let service else { return }
-        service.config.take(Config.load(from: URL(filePath: service.config.path, directoryHint: .notDirectory)))
-        let config = service.config
+        settings.take(Config.load(from: URL(filePath: settings.config.path, directoryHint: .notDirectory)))
+        let config = settings.config
         for error in config.errors { logger.error("\(error)") }
-        presenter.categories = config.categories
-        presenter.appSettings = config.apps
         let count = { (count: Int, one: String, many: String) in "\(count) \(count == 1 ? one : many)" }
         let summary = "\(count(config.categories.count, "category", "categories")), "
             + "\(count(config.apps.count, "app setting", "app settings")), \(count(config.errors.count, "error", "errors"))"
@@ -148,27 +148,15 @@ public final class Daemon {
             }
             let commits = CommitQueue(store: store, loop: loop)
             let placement = SessionPlacement(sessionUmask: sessionUmask, connection: connection, logger: logger)
-            let commands = CommandRunner(loop: loop, logger: logger, placement: placement)
-            let time = LoopTimekeeper(loop: loop)
-            let presenter = Presenter(server: client, store: store, commits: commits, time: time, logger: logger)
-            let lock = SessionLock(logger: logger)
-            // A connection of its own, opened only while a place notification exists.
-            let places = PlaceTriggers(presenter: presenter, time: time, loop: loop, logger: logger)
-            // The one writer of the schedule: the store, the heap of due times and the place watch.
-            let schedule = Schedule(store: store, commits: commits, places: places, logger: logger)
-            let fireTimer = FireTimer(store: store, schedule: schedule, presenter: presenter, commits: commits, time: time,
-                                      logger: logger)
-            places.onFired = { [unowned fireTimer] notification in fireTimer.onFired(notification, 0, true) }
-            let service = MethodTable(connection: connection, client: client, presenter: presenter, store: store,
-                                           schedule: schedule, fireTimer: fireTimer, commits: commits, commands: commands,
-                                           lock: lock, logger: logger)
-            self.presenter = presenter
-            self.service = service
             loadConfig()
             trace.mark("config")
-            registration = try connection.export([service.interface], at: ChimeBus.path)
-            presenter.sounds = SoundPlayer(logger: logger)
-            presenter.frontApp = FrontApp(connection: connection, logger: logger)
+            let parts = Self.assemble(DaemonParts.Inputs(
+                connection: connection, server: client, store: store, commits: commits, loop: loop, time: LoopTimekeeper(loop: loop),
+                settings: settings, commands: CommandRunner(loop: loop, logger: logger, placement: placement),
+                sounds: SoundPlayer(logger: logger), frontApp: FrontApp(connection: connection, logger: logger), logger: logger))
+            let (presenter, schedule, fireTimer) = (parts.presenter, parts.schedule, parts.fireTimer)
+            self.parts = parts
+            registration = try connection.export([parts.methods.interface], at: ChimeBus.path)
             try presenter.start()
             try client.start()
             // Watched before the zone is first read, so that no change falls in between.
@@ -198,7 +186,7 @@ public final class Daemon {
                     return
                 }
                 rest.mark("history")
-                self.connectSystemBus(for: lock)
+                self.connectSystemBus(for: parts.lock)
                 rest.mark("system bus")
                 self.startServices(store: store, presenter: presenter, schedule: schedule, commits: commits)
                 rest.mark("services")

@@ -96,6 +96,7 @@ final class FakeServer: NotificationPoster {
     var isReady = true
     var onEvent: (NotificationClient.Event) -> Void = { _ in }
     var server: String? = "bus-1 :1.7"
+    var owner: String? { server.map { String($0.split(separator: " ").last ?? "") } }
     /// What a server with a history of closed notifications (dunst) would answer.
     var closedHistory: Set<UInt32>?
     /// Every Notify, in order, and whether it was answered yet.
@@ -166,14 +167,21 @@ final class DeliveryHarness {
     let loop = EventLoop()
     let store: Store
     let commits: CommitQueue
+    let settings: Settings
     let presenter: Presenter
-    private(set) var presses: [Presenter.Press] = []
-    private(set) var closings: [Presenter.Closing] = []
+    private(set) var presses: [Press] = []
+    private(set) var closings: [Closing] = []
 
-    init() throws {
+    /// `apps` as the config's `[App …]` groups; `frontApp` asks the app in front.
+    init(apps: [String: AppSettings] = [:], frontApp: FrontAppAsking? = nil) throws {
         store = try Store(directory: directory)
         commits = CommitQueue(store: store, loop: loop)
-        presenter = Presenter(server: server, store: store, commits: commits, time: time, logger: log.logger)
+        settings = Settings(path: directory.appendingPathComponent("config").path, logger: log.logger)
+        var config = Config()
+        config.apps = apps
+        settings.take(.success(config))
+        presenter = Presenter(server: server, store: store, commits: commits, time: time, settings: settings,
+                              frontApp: frontApp, logger: log.logger)
         presenter.onPress = { [unowned self] in self.presses.append($0) }
         presenter.onClosed = { [unowned self] in self.closings.append($0) }
     }

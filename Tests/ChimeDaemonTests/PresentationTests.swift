@@ -29,9 +29,7 @@ struct PresentationTests {
         private(set) var badges: [String] = []
 
         init(settings: [String: AppSettings] = [:], asking: Bool = true) throws {
-            harness = try DeliveryHarness()
-            harness.presenter.appSettings = settings
-            if asking { harness.presenter.frontApp = front }
+            harness = try DeliveryHarness(apps: settings, frontApp: asking ? front : nil)
             harness.presenter.onBadge = { [unowned self] alert in self.badges.append(alert.desktopEntry ?? "") }
         }
 

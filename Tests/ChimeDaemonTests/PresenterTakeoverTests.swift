@@ -11,7 +11,7 @@ struct PresenterTakeoverTests {
     func restarted(_ harness: DeliveryHarness, server: FakeServer = FakeServer()) throws -> (Presenter, FakeServer, Presses) {
         harness.commits.commit()
         let next = Presenter(server: server, store: harness.store, commits: harness.commits, time: harness.time,
-                             logger: harness.log.logger)
+                             settings: harness.settings, logger: harness.log.logger)
         let presses = Presses()
         presses.presenter = next
         next.onPress = { presses.all.append("\($0.id) \($0.key)") }
@@ -26,7 +26,7 @@ struct PresenterTakeoverTests {
     final class Presses {
         var presenter: Presenter?
         var all: [String] = []
-        var closings: [Presenter.Closing] = []
+        var closings: [Closing] = []
     }
 
     @Test func aPopupOnScreenIsPostedAgainInPlaceSilentlyWithItsText() throws {

@@ -105,7 +105,7 @@ struct PresenterTests {
         // A second presenter on the same store, as after a restart of chimed.
         let server = FakeServer()
         let next = Presenter(server: server, store: harness.store, commits: harness.commits, time: harness.time,
-                             logger: harness.log.logger)
+                             settings: harness.settings, logger: harness.log.logger)
         try next.start()
         server.onEvent(.ready)
         #expect(server.titles == ["a"])

@@ -5,7 +5,7 @@ import FoundationEssentials
 extension DaemonStatus {
     /// What `Status` tells `chime doctor` about this chimed now; optional parts stay
     /// absent, not empty.
-    init(store: Store, schedule: Schedule, presenter: Presenter, client: NotificationClient, config: ConfigInForce, zone: Zone) {
+    init(store: Store, schedule: Schedule, presenter: Presenter, server: NotificationPoster, config: ConfigInForce, zone: Zone) {
         self.init()
         let upcoming = schedule.upcoming
         version = chimeVersion
@@ -16,9 +16,9 @@ extension DaemonStatus {
         pending = UInt32(clamping: presenter.waitingCount)
         timeZone = zone.identifier
         nextFire = upcoming.next.map(NotificationEncoding.seconds)
-        notificationServer = client.owner
+        notificationServer = server.owner
         // Absent while the server has not answered GetCapabilities.
-        capabilities = client.owner == nil ? nil : client.capabilities?.sorted()
+        capabilities = server.owner == nil ? nil : server.capabilities?.sorted()
         localSound = presenter.sounds?.isAvailable ?? false
         lastLocalSound = presenter.sounds?.lastResult
         backup = store.lastBackup.map(NotificationEncoding.seconds)

@@ -9,55 +9,23 @@ import Logging
 /// the call, asks the core and encodes the answer. Presses go to ``PressHandler``,
 /// badges to ``Badges``.
 final class MethodTable {
-    private let client: NotificationClient
+    private let server: NotificationPoster
     let presenter: Presenter
     let store: Store
     /// Every change of the schedule goes through it.
     let schedule: Schedule
-    let fireTimer: FireTimer
     let commits: CommitQueue
+    /// The user's config in force: a request's category is checked against it.
+    let settings: Settings
     private let badges: Badges
     let presses: PressHandler
-    private let signals: ServiceSignals
     let logger: Logger
     let now: () -> Date
-    /// The user's config as read (Daemon reads it): a request's category is checked against it.
-    var config = ConfigInForce(path: Config.defaultURL.path)
 
-    init(connection: Connection, client: NotificationClient, presenter: Presenter, store: Store, schedule: Schedule,
-         fireTimer: FireTimer, commits: CommitQueue, commands: CommandRunner, lock: SessionLock? = nil, logger: Logger,
-         now: @escaping () -> Date = Date.init) {
-        self.client = client
-        self.presenter = presenter
-        self.store = store
-        self.schedule = schedule
-        self.fireTimer = fireTimer
-        self.commits = commits
-        self.logger = logger
-        self.now = now
-        let badges = Badges(connection: connection, store: store, commits: commits, logger: logger)
-        let signals = ServiceSignals(connection: connection, logger: logger)
-        let launcher = AppLauncher(connection: connection, logger: logger, placement: commands.placement)
-        let presses = PressHandler(presenter: presenter, store: store, schedule: schedule, commits: commits, commands: commands,
-                                   launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger, now: now)
-        self.badges = badges
-        self.signals = signals
-        self.presses = presses
-        // Unowned: the handler holds the presenter, and this service holds the handler.
-        presenter.onPress = { [unowned presses] press in presses.pressed(press) }
-        presenter.onClosed = { [unowned presses] closing in presses.closed(closing) }
-        // A badge follows what was decided for the occurrence (per-app settings, the app in front).
-        presenter.onBadge = { alert in badges.apply(of: alert) }
-        fireTimer.onFired = { [unowned presenter] notification, lateBy, shown in
-            guard shown else { return }
-            // A late one folded into a summary of missed ones is not presented by itself:
-            // its badge is set here, if its app's settings allow.
-            if lateBy > Presenter.lateThreshold, presenter.alert(for: notification.id) == nil,
-               presenter.settings(of: notification.alert).badges {
-                badges.apply(of: notification.alert)
-            }
-            signals.fired(notification.id, NotificationEncoding.entries(notification, zone: Zone.current), lateBy: lateBy)
-        }
+    init(server: NotificationPoster, presenter: Presenter, store: Store, schedule: Schedule, commits: CommitQueue,
+         settings: Settings, badges: Badges, presses: PressHandler, logger: Logger, now: @escaping () -> Date) {
+        (self.server, self.presenter, self.store, self.schedule, self.commits) = (server, presenter, store, schedule, commits)
+        (self.settings, self.badges, self.presses, self.logger, self.now) = (settings, badges, presses, logger, now)
     }
 
     // MARK: - The table
@@ -166,7 +134,7 @@ final class MethodTable {
     /// ImportICalendar is not checked: a calendar item is kept whole, and fires without buttons.
     func checkCategory(of alert: Alert) throws(DBusError) {
         guard let name = alert.category else { return }
-        do throws(FieldError) { try config.check(category: name) } catch { throw .invalidArgs(error.description) }
+        do throws(FieldError) { try settings.config.check(category: name) } catch { throw .invalidArgs(error.description) }
     }
 
     private func schedule(_ notification: ScheduledNotification, _ responder: Responder) {
@@ -265,7 +233,7 @@ final class MethodTable {
 
     private func status(_ call: MethodCall) throws(DBusError) -> [Value] {
         let zone = Zone.current
-        let status = DaemonStatus(store: store, schedule: schedule, presenter: presenter, client: client, config: config,
+        let status = DaemonStatus(store: store, schedule: schedule, presenter: presenter, server: server, config: settings.config,
                                   zone: zone)
         return [.variantDictionary(status.entries { NotificationEncoding.isoText(Date(seconds: $0), zone: zone) })]
     }
@@ -287,25 +255,25 @@ final class MethodTable {
     private func getAppSettings(_ call: MethodCall) throws(DBusError) -> [Value] {
         let app = ConfigReader.appID(call.string(0))
         guard !app.isEmpty else { throw .invalidArgs("app: empty; give a desktop entry id such as org.example.App.") }
-        return [.variantDictionary((presenter.appSettings[app] ?? AppSettings()).entries)]
+        return [.variantDictionary((settings.config.apps[app] ?? AppSettings()).entries)]
     }
 
     private func invokeAction(_ call: MethodCall) throws(DBusError) -> [Value] {
         let id = call.string(0), key = call.string(1)
         guard let alert = try alert(for: id) else { throw ChimeError.notFound(id) }
-        let keys = presenter.expand(alert).allActions.map(\.key)
+        let keys = settings.expand(alert).allActions.map(\.key)
         guard keys.contains(key) else {
             throw .invalidArgs("'\(key)' is not an action of \(id); it has \(keys.isEmpty ? "none" : keys.joined(separator: ", ")).")
         }
         // A snooze puts off what is on screen; before the reminder fires there is nothing to
         // put off, and a pressed copy would ring as well as the reminder itself.
-        let handler = alert.category.flatMap { presenter.categories[$0] }?.allDefinitions.first { $0.key == key }?.handler
-        if case .snooze = handler, presenter.alert(for: id) == nil,
+        let press = settings.press(id: id, key: key, alert: alert, kind: .scheduled)
+        if case .snooze = press.handler, presenter.alert(for: id) == nil,
            try commits.read({ () throws(StoreError) in try store.notification(id: id) })?.lastFired == nil {
             throw DBusError(name: ChimeError.notShown, message: "Notification '\(id)' has not fired yet, so '\(key)' "
                 + "has nothing to put off; Update changes when it fires.")
         }
-        presses.pressed(Presenter.Press(id: id, key: key, alert: alert, kind: .scheduled))
+        presses.pressed(press)
         presenter.dismiss(id: id, after: key)
         return []
     }

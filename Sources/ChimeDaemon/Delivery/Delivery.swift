@@ -86,29 +86,6 @@ final class Delivery {
     }
 }
 
-extension Presenter {
-    /// A press on a notification, for whoever handles buttons.
-    struct Press {
-        let id: String
-        let key: String
-        let alert: Alert
-        let kind: StoredDelivery.Kind
-    }
-
-    /// A notification that left the screen.
-    struct Closing {
-        let id: String
-        /// The reason as `Closed` reports it: 1 when it expired (by the server, or by
-        /// Chime enforcing `expires`), 2 dismissed (by the user, a press included), 3
-        /// closed by a call.
-        let reason: UInt32
-        let alert: Alert
-        let kind: StoredDelivery.Kind
-        /// What ended it, for the history.
-        let detail: String
-    }
-}
-
 extension String {
     /// The sentence without its final full stop, to quote it inside another.
     var withoutFullStop: String {

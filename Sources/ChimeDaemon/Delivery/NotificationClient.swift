@@ -7,6 +7,8 @@ import Logging
 protocol NotificationPoster: AnyObject {
     /// What the current server says it can do; nil until it has said.
     var capabilities: Set<String>? { get }
+    /// The unique name of the server that owns the name now; nil while there is none.
+    var owner: String? { get }
     /// Whether there is a server to send to, which answered its first `GetCapabilities`.
     var isReady: Bool { get }
     var onEvent: (NotificationClient.Event) -> Void { get set }

@@ -9,7 +9,7 @@ extension Presenter {
     /// keeps three: `MAX_NOTIFICATION_BUTTONS` in its messageTray.js), so a destructive one
     /// going last is what can be done.
     func shownOnServer(_ alert: Alert) -> Alert {
-        let alert = texts.translate(alert)
-        return alert.shown(in: ActionContext(for: alert), category: shownCategory(of: alert))
+        let alert = settings.texts.translate(alert)
+        return alert.shown(in: ActionContext(for: alert), category: settings.shownCategory(of: alert))
     }
 }

@@ -4,23 +4,18 @@ import ChimeCore
 /// the user's per-app settings (`[App DESKTOP-ID]`) and the app in front
 /// (``FrontApp``). Both must allow a thing for it to happen.
 extension Presenter {
-    /// The user's switches for the app `alert` speaks for; all on without one.
-    func settings(of alert: Alert) -> AppSettings {
-        alert.desktopEntry.flatMap { appSettings[$0] } ?? AppSettings()
-    }
-
     /// Decides for `delivery`; `then` runs once, at once or when its app answered.
     ///
     /// Chime's own notices and notifications without a `desktopEntry` speak for no app:
     /// they show as usual. An app whose settings allow nothing is not asked.
     func decide(_ delivery: Delivery, then: @escaping (OccurrenceDecision) -> Void) {
         guard delivery.stored.kind != .notice, let app = delivery.stored.alert.desktopEntry else { return then(.usual) }
-        let settings = settings(of: delivery.stored.alert)
-        guard let frontApp, !settings.allowed.isEmpty else {
-            return then(.combining(settings: settings, app: app, answer: nil))
+        let switches = settings.app(of: delivery.stored.alert)
+        guard let frontApp, !switches.allowed.isEmpty else {
+            return then(.combining(settings: switches, app: app, answer: nil))
         }
         frontApp.ask(app, id: delivery.stored.id, alert: delivery.stored.alert) { answer in
-            then(.combining(settings: settings, app: app, answer: answer))
+            then(.combining(settings: switches, app: app, answer: answer))
         }
     }
 

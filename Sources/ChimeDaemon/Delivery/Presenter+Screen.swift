@@ -64,7 +64,7 @@ extension Presenter {
         var reposted: [Int64] = []
         for delivery in orphans {
             delivery.expiry = nil
-            let actionable = !expand(delivery.stored.alert).allActions.isEmpty
+            let actionable = !settings.expand(delivery.stored.alert).allActions.isEmpty
             guard !delivery.pressed, actionable || delivery.keptUntilDismissed else {
                 remove(delivery)
                 continue
@@ -93,7 +93,7 @@ extension Presenter {
             return
         }
         markPressed(delivery)
-        onPress(Press(id: delivery.stored.id, key: key, alert: delivery.stored.alert, kind: delivery.stored.kind))
+        onPress(settings.press(id: delivery.stored.id, key: key, alert: delivery.stored.alert, kind: delivery.stored.kind))
         closeAfterPress(delivery, serverID: serverID, key: key)
     }
 
@@ -116,7 +116,7 @@ extension Presenter {
         case .press(let key):
             // The user's press took it away, whichever of Chime or the server (dunst
             // closes a clicked popup itself) closed it first: dismissed, reason 2.
-            let label = expand(alert).allActions.first { $0.key == key }?.label ?? key
+            let label = settings.expand(alert).allActions.first { $0.key == key }?.label ?? key
             closing = Closing(id: delivery.stored.id, reason: 2, alert: alert, kind: delivery.stored.kind,
                               detail: "Closed after '\(label)' was pressed.")
         case .snooze:

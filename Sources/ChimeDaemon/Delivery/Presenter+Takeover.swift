@@ -87,7 +87,7 @@ extension Presenter {
     /// Whether a notification the server no longer shows is worth posting again: its
     /// buttons are the promise.
     func worthPostingAgain(_ alert: Alert) -> Bool {
-        !expand(alert).allActions.isEmpty
+        !settings.expand(alert).allActions.isEmpty
     }
 
     /// What became of a popup posted again in a takeover.

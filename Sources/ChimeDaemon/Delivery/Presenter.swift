@@ -61,16 +61,12 @@ final class Presenter {
     /// What the last chimed left on screen, until the first server is ready.
     var takeovers: [ShownDelivery] = []
 
-    /// Named sets of buttons: the built-in ones and the user's config.
-    var categories = Category.builtIn
-    /// What notifications say, in chimed's language.
-    lazy var texts = ShownTexts(logger: logger)
-    /// Plays sounds the server cannot: set when libcanberra is there.
-    var sounds: SoundPlayer?
-    /// The user's per-app switches (`[App DESKTOP-ID]`), by desktop entry id.
-    var appSettings: [String: AppSettings] = [:]
+    /// The user's config and chimed's words: categories, per-app switches, labels.
+    let settings: Settings
+    /// Plays sounds the server cannot (libcanberra); nil plays none.
+    let sounds: SoundPlayer?
     /// Asks the app a notification speaks for whether it is in front; nil asks nobody.
-    var frontApp: FrontAppAsking?
+    let frontApp: FrontAppAsking?
     /// A delivery's badge is to be set: the decision for it allowed one.
     var onBadge: (Alert) -> Void = { _ in }
     /// A button (or the notification itself) was pressed, for the first time on that popup.
@@ -78,11 +74,15 @@ final class Presenter {
     /// A notification Chime showed left the screen.
     var onClosed: (Closing) -> Void = { _ in }
 
-    init(server: NotificationPoster, store: Store, commits: CommitQueue, time: Timekeeper, logger: Logger) {
+    init(server: NotificationPoster, store: Store, commits: CommitQueue, time: Timekeeper, settings: Settings,
+         sounds: SoundPlayer? = nil, frontApp: FrontAppAsking? = nil, logger: Logger) {
         self.server = server
         self.store = store
         self.commits = commits
         self.time = time
+        self.settings = settings
+        self.sounds = sounds
+        self.frontApp = frontApp
         self.logger = logger
         server.onEvent = { [unowned self] event in self.handle(event) }
     }
@@ -188,23 +188,6 @@ final class Presenter {
 
     /// How many are due and waiting.
     var waitingCount: Int { deliveries.values.count { $0.isWaiting } }
-
-    /// The alert as shown: in chimed's language, with its category's buttons; an unknown
-    /// category still shows, without them.
-    func expand(_ alert: Alert) -> Alert {
-        let alert = texts.translate(alert)
-        return alert.withActions(of: shownCategory(of: alert))
-    }
-
-    /// The category `alert` names, its labels in chimed's language; nil for none or an unknown one.
-    func shownCategory(of alert: Alert) -> Category? {
-        guard let name = alert.category else { return nil }
-        guard let category = categories[name] else {
-            logger.debug("Category '\(name)' has no actions here; passed to the server as a hint only.")
-            return nil
-        }
-        return texts.labelled(category)
-    }
 
     // MARK: - Sending
 

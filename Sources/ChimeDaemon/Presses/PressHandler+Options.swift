@@ -10,8 +10,7 @@ extension PressHandler {
     /// moment, and one made before chimed stopped and replayed after it started again, in
     /// a session that may be another one by then, is not what the person meant. The
     /// notification itself is untouched, so its buttons (and `chime act`) still work.
-    func mayRunNow(_ press: Presenter.Press, label: String) -> Bool {
-        let name = label.isEmpty ? press.key : label
+    func mayRunNow(_ press: Press) -> Bool {
         switch lock?.state ?? .unknown {
         case .unlocked:
             return true
@@ -24,7 +23,7 @@ extension PressHandler {
             held.append(press)
             logger.notice("'\(press.key)' on \(press.id) requires an unlocked session; held until the session is unlocked.")
             record(HistoryEntry(time: now(), id: press.id, event: .pressed, title: press.alert.title,
-                                detail: "\(name): held until the session is unlocked.", action: press.key))
+                                detail: "\(press.label): held until the session is unlocked.", action: press.key))
             return false
         }
     }
@@ -36,10 +35,9 @@ extension PressHandler {
         held = []
         for press in presses {
             if let reason = gone(press) {
-                let label = presenter.expand(press.alert).allActions.first { $0.key == press.key }?.label ?? press.key
                 logger.notice("Dropped the held '\(press.key)' on \(press.id): \(reason).")
                 record(HistoryEntry(time: now(), id: press.id, event: .pressed, title: press.alert.title,
-                                    detail: "\(label): dropped, \(reason).", action: press.key))
+                                    detail: "\(press.label): dropped, \(reason).", action: press.key))
                 continue
             }
             logger.info("The session is unlocked: running the held '\(press.key)' on \(press.id).")
@@ -48,7 +46,7 @@ extension PressHandler {
     }
 
     /// Why a held press's notification is no longer there to act on; nil when it is.
-    private func gone(_ press: Presenter.Press) -> String? {
+    private func gone(_ press: Press) -> String? {
         // PresentNow notifications are never stored, and so cannot be cancelled.
         guard press.kind != .immediate else { return nil }
         let stored: ScheduledNotification?
@@ -59,7 +57,7 @@ extension PressHandler {
     }
 
     /// Opens the app of a foreground button's notification, then runs `handler`.
-    func bringForward(_ press: Presenter.Press, then handler: @escaping () -> Void) {
+    func bringForward(_ press: Press, then handler: @escaping () -> Void) {
         guard let entry = press.alert.desktopEntry else {
             logger.notice("'\(press.key)' on \(press.id) is a foreground action, but the notification names no desktopEntry: there is no app to bring forward; running its handler.")
             return handler()

@@ -7,7 +7,6 @@ import Logging
 /// the history, the bus's signals, and the button's handler (complete, snooze, a
 /// command, or opening the app).
 final class PressHandler {
-    let presenter: Presenter
     let store: Store
     private let schedule: Schedule
     let commits: CommitQueue
@@ -20,13 +19,12 @@ final class PressHandler {
     /// Whether the session is locked, for buttons with `authenticationRequired`.
     let lock: SessionLock?
     /// Presses of buttons with `authenticationRequired` made while the session was locked,
-    /// oldest first. Not stored: see ``hold(_:label:)``.
-    var held: [Presenter.Press] = []
+    /// oldest first. Not stored: see ``mayRunNow(_:)``.
+    var held: [Press] = []
 
-    init(presenter: Presenter, store: Store, schedule: Schedule, commits: CommitQueue, commands: CommandRunner,
+    init(store: Store, schedule: Schedule, commits: CommitQueue, commands: CommandRunner,
          launcher: AppLauncher, badges: Badges, signals: ServiceSignals, lock: SessionLock? = nil, logger: Logger,
          now: @escaping () -> Date) {
-        self.presenter = presenter
         self.store = store
         self.schedule = schedule
         self.commits = commits
@@ -37,45 +35,41 @@ final class PressHandler {
         self.logger = logger
         self.now = now
         self.lock = lock
-        lock?.onUnlocked = { [unowned self] in self.releaseHeld() }
     }
 
     /// Runs what a press means: announces it, then opens the app or runs the button's
     /// handler (a foreground button: both, the app first). A button that requires
     /// authentication waits while the session is locked.
-    func pressed(_ press: Presenter.Press) {
+    func pressed(_ press: Press) {
         let (id, key, alert) = (press.id, press.key, press.alert)
-        let button = presenter.expand(alert).allActions.first { $0.key == key }
-        let label = button?.label ?? ""
-        let options = button?.resolvedOptions ?? ActionOptions()
+        let options = press.button?.resolvedOptions ?? ActionOptions()
         // A popup kept on screen after Complete (mako, lxqt-notificationd) can still be
         // pressed: its lineage is over, so only opening the app is still meant.
         if key != Action.defaultKey, press.kind != .immediate,
            let completed = (try? commits.read({ () throws(StoreError) in try store.notification(id: id) }))??.completed {
             logger.notice("Ignored '\(key)' on \(id): it was completed at \(completed).")
             record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title,
-                                detail: "\(label.isEmpty ? key : label): ignored, it was already completed.", action: key))
+                                detail: "\(press.label): ignored, it was already completed.", action: key))
             return
         }
-        if options.authenticationRequired, key != Action.defaultKey, !mayRunNow(press, label: label) { return }
+        if options.authenticationRequired, key != Action.defaultKey, !mayRunNow(press) { return }
         logger.info("Action '\(key)' on \(id).")
         signals.actionInvoked(id, key: key, userInfo: alert.userInfo)
-        record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: label, action: key))
+        record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: press.button?.label ?? "", action: key))
         // A click on the notification itself opens its app, as iOS launches the app with
         // the notification in its launch options.
         if key == Action.defaultKey, let entry = alert.desktopEntry {
             launcher.open(desktopEntry: entry, id: id, userInfo: alert.userInfo)
             return
         }
-        let handler = alert.category.flatMap { presenter.categories[$0] }?.allDefinitions.first { $0.key == key }?.handler
-        guard options.activationMode == .foreground, key != Action.defaultKey else { return run(handler, press) }
-        bringForward(press) { [unowned self] in self.run(handler, press) }
+        guard options.activationMode == .foreground, key != Action.defaultKey else { return run(press) }
+        bringForward(press) { [unowned self] in self.run(press) }
     }
 
-    /// Runs a button's handler; nil: the button is only announced.
-    private func run(_ handler: ActionHandler?, _ press: Presenter.Press) {
+    /// Runs the pressed button's handler; none: the button is only announced.
+    private func run(_ press: Press) {
         let (id, key, alert) = (press.id, press.key, press.alert)
-        switch handler {
+        switch press.handler {
         case nil, .announce:
             break
         case .complete:
@@ -91,7 +85,7 @@ final class PressHandler {
 
     /// A notification left the screen: the history says how (for those of the schedule;
     /// `chime notify` ones and Chime's own notices stay out of it), and the bus hears it.
-    func closed(_ closing: Presenter.Closing) {
+    func closed(_ closing: Closing) {
         if closing.kind == .scheduled {
             record(HistoryEntry(time: now(), id: closing.id, event: closing.reason == 1 ? .expired : .closed,
                                 title: closing.alert.title, detail: closing.detail))
