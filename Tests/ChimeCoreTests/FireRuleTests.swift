@@ -407,7 +407,7 @@ struct FireRuleTests {
         #expect(error?.field == "calendar")
         #expect(error?.reason.hasPrefix("'mayan' is not a known calendar; use one of gregorian, iso8601,") == true)
         #expect(error?.reason.hasSuffix(".") == true)
-        #expect(throws: FieldError("at", "'2026-02-30T09:00:00' is not a valid date and time: February 2026 has 28 days.")) {
+        #expect(throws: FieldError("when", "'2026-02-30T09:00:00' is not a valid date and time: February 2026 has 28 days.")) {
             try FireRule(trigger: .floating(LocalDateTime(year: 2026, month: 2, day: 30, hour: 9)))
         }
     }

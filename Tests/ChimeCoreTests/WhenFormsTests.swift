@@ -159,11 +159,11 @@ struct WhenFormsTests {
         ("Today", "'Today' needs a time of day, as in 'today 18:00' (today alone would be now)."),
     ])
     func errorsNameWhatWasNotUnderstood(text: String, reason: String) throws {
-        #expect(throws: FieldError("at", reason)) { try parser().trigger(text) }
+        #expect(throws: FieldError("when", reason)) { try parser().trigger(text) }
     }
 
     @Test func withoutALocaleOrderSlashesAreRefusedWithASuggestion() throws {
-        #expect(throws: FieldError("at", "'12/24 18:00': the locale gives no order of day and month for '12/24'; write 24 dec or 2026-12-24.")) {
+        #expect(throws: FieldError("when", "'12/24 18:00': the locale gives no order of day and month for '12/24'; write 24 dec or 2026-12-24.")) {
             try parser(nil).trigger("12/24 18:00")
         }
         // Dots are day first in every locale that writes them.

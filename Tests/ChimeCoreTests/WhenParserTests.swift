@@ -57,7 +57,7 @@ struct WhenParserTests {
     @Test func fractionsOfASecondNeedAnInstant() throws {
         #expect(try parser().trigger("2026-12-24T17:00:00.250Z") == .absolute(instant("2026-12-24T17:00:00Z").addingTimeInterval(0.25)))
         #expect(try parser().trigger("2026-12-24T17:00:00,5+00:00") == .absolute(instant("2026-12-24T17:00:00Z").addingTimeInterval(0.5)))
-        #expect(throws: FieldError("at", "'2026-12-24T17:00:00.5' is not a valid time: fractions of a second need an offset or Z.")) {
+        #expect(throws: FieldError("when", "'2026-12-24T17:00:00.5' is not a valid time: fractions of a second need an offset or Z.")) {
             try parser().trigger("2026-12-24T17:00:00.5")
         }
     }
@@ -132,7 +132,7 @@ struct WhenParserTests {
         ("2026-12-24T18:00+02:00[Europe/Berlin]", "'2026-12-24T18:00+02:00[Europe/Berlin]' contradicts itself: Europe/Berlin is at +01:00 then, not +02:00."),
     ])
     func badTextIsExplainedInOneSentence(text: String, reason: String) {
-        #expect(throws: FieldError("at", reason)) { try parser().trigger(text) }
+        #expect(throws: FieldError("when", reason)) { try parser().trigger(text) }
     }
 
     /// A phrase that is partly understood blames the word that is not, and shows a phrase
@@ -148,7 +148,7 @@ struct WhenParserTests {
         ("tomorrow blah", "'tomorrow blah' is not a time: 'blah' is not understood; use 15:00, 3pm, noon, tomorrow, fri 9:00, next fri, dec 24 18:00, 24.12.2026, in 2 hours, now + 1 day or ISO 8601."),
     ])
     func theWordNotUnderstoodIsNamedWithAPhraseThatReads(text: String, reason: String) {
-        #expect(throws: FieldError("at", reason)) { try parser().trigger(text) }
+        #expect(throws: FieldError("when", reason)) { try parser().trigger(text) }
     }
 
     @Test func anUnknownZoneNamesTheZoneField() {

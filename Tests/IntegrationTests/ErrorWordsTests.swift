@@ -90,7 +90,7 @@ struct ErrorWordsTests {
         let late = try session.callScheduler("ScheduleSimple", "in 1h", "Tea", "", "{'lateLimit': 'soon'}")
         #expect(late.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: lateLimit: 'soon' is not a duration"), "\(late)")
         let morning = try session.callScheduler("ScheduleSimple", "tomorrow morning", "Bins", "", "{}")
-        #expect(morning.stderr.contains("InvalidArgs: at: 'tomorrow morning' is not a time: 'morning' is not understood; give a clock time, as in 'tomorrow 9:00'."),
+        #expect(morning.stderr.contains("InvalidArgs: when: 'tomorrow morning' is not a time: 'morning' is not understood; give a clock time, as in 'tomorrow 9:00'."),
                 "\(morning)")
         let every = try session.callScheduler("ScheduleSimple", "in 1h", "Water", "", "{'every': '3'}")
         #expect(every.stderr.contains("InvalidArgs: every: needs repeat: every 3 of which unit?"), "\(every)")

@@ -54,7 +54,7 @@ public struct FireRule: Hashable, Sendable {
         switch trigger {
         case .absolute(let date):
             if let problem = LocalDateTime(date, in: .utc).problem {
-                throw FieldError("at", "\(date.timeIntervalSince1970) s after 1970 is not a usable instant: \(problem)")
+                throw FieldError("when", "\(date.timeIntervalSince1970) s after 1970 is not a usable instant: \(problem)")
             }
         case .floating(let local):
             try Self.check(local)
@@ -75,7 +75,7 @@ public struct FireRule: Hashable, Sendable {
     }
 
     private static func check(_ local: LocalDateTime) throws(FieldError) {
-        if let problem = local.problem { throw FieldError("at", "'\(local)' is not a valid date and time: \(problem)") }
+        if let problem = local.problem { throw FieldError("when", "'\(local)' is not a valid date and time: \(problem)") }
     }
 
     // MARK: - Occurrences

@@ -11,12 +11,12 @@ extension WhenReader {
     func later(from base: LocalDateTime?, by amount: String) throws(FieldError) -> Trigger {
         guard let (months, days, seconds) = Self.parts(amount) else {
             // The duration reader's sentences say what is wrong with the words.
-            _ = try WhenParser.duration(amount, field: "at")
-            throw FieldError("at", "'\(amount)' is not a duration; use 20m, 1h30m, 2 days or 1 month.")
+            _ = try WhenParser.duration(amount, field: "when")
+            throw FieldError("when", "'\(amount)' is not a duration; use 20m, 1h30m, 2 days or 1 month.")
         }
-        guard months + days + seconds > 0 else { throw FieldError("at", "'\(amount)' is not a duration: it must be longer than zero.") }
+        guard months + days + seconds > 0 else { throw FieldError("when", "'\(amount)' is not a duration: it must be longer than zero.") }
         guard months * 31 + days + seconds / 86_400 <= WhenParser.maximumDuration / 86_400 else {
-            throw FieldError("at", "'\(amount)' is too long: the limit is 100 years.")
+            throw FieldError("when", "'\(amount)' is too long: the limit is 100 years.")
         }
         if base == nil, months == 0, days == 0 { return .absolute(now.addingTimeInterval(TimeInterval(seconds))) }
         let start = base ?? LocalDateTime(now, in: clockZone)

@@ -27,7 +27,7 @@ extension WhenReader {
         }
         if let plus = words.firstIndex(where: { $0 == "+" || ($0.hasPrefix("+") && $0.dropFirst().first?.isASCIIDigit == true) }) {
             let amount = ([String(words[plus].dropFirst())] + words[(plus + 1)...]).joined(separator: " ").trimmingSpaces
-            guard !amount.isEmpty else { throw FieldError("at", "'\(input)' needs a duration after '+', as in 'now + 1 hour'.") }
+            guard !amount.isEmpty else { throw FieldError("when", "'\(input)' needs a duration after '+', as in 'now + 1 hour'.") }
             let base = Array(words[..<plus])
             if base.isEmpty || base == ["now"] { return try later(from: nil, by: amount) }
             guard let local = try spoken(base).local else { throw notATime() }
@@ -56,7 +56,7 @@ extension WhenReader {
             let dated = try spokenDay(rest.dropFirst(), clock: clock, today: today)
             if let local = dated.local, local.weekday != weekday {
                 let date = "\(Self.monthNames[local.month - 1].prefix(3)) \(local.day) \(local.year)"
-                throw FieldError("at", "'\(input)': \(date) is a \(Self.weekdayNames[local.weekday]), not a "
+                throw FieldError("when", "'\(input)': \(date) is a \(Self.weekdayNames[local.weekday]), not a "
                     + "\(Self.weekdayNames[weekday]); leave the weekday out or correct the date.")
             }
             return dated
@@ -115,7 +115,7 @@ extension WhenReader {
         guard word.count == 4, word.allSatisfy(\.isASCIIDigit), let number = Int(word) else { return nil }
         let (hour, minute) = (number / 100, number % 100)
         if let problem = LocalDateTime(year: 2000, month: 1, day: 1, hour: hour, minute: minute).problem {
-            throw FieldError("at", "'\(input)' is not a valid time: \(problem)")
+            throw FieldError("when", "'\(input)' is not a valid time: \(problem)")
         }
         return Clock(hour: hour, minute: minute, second: 0)
     }
@@ -162,17 +162,17 @@ extension WhenReader {
         var order = WhenParser.DateOrder.dayFirst
         if !dotted {
             guard let locale = dateOrder else {
-                throw FieldError("at", "'\(input)': the locale gives no order of day and month for '\(word)'; write 24 dec or 2026-12-24.")
+                throw FieldError("when", "'\(input)': the locale gives no order of day and month for '\(word)'; write 24 dec or 2026-12-24.")
             }
             order = locale
         }
         let (month, day) = order == .monthFirst ? (numbers[0], numbers[1]) : (numbers[1], numbers[0])
         guard (1...12).contains(month), (1...31).contains(day) else {
             let shape = dotted ? "day.month." : order == .monthFirst ? "month/day" : "day/month"
-            throw FieldError("at", "'\(input)': '\(word)' is no date read as \(shape), as the locale orders it; write 24 dec or 2026-12-24.")
+            throw FieldError("when", "'\(input)': '\(word)' is no date read as \(shape), as the locale orders it; write 24 dec or 2026-12-24.")
         }
         guard numbers.count == 3 else { return try yearly(month: month, day: day) }
-        guard fields.last?.count == 4 else { throw FieldError("at", "'\(input)': write the year of '\(word)' with four digits.") }
+        guard fields.last?.count == 4 else { throw FieldError("when", "'\(input)': write the year of '\(word)' with four digits.") }
         return .fixed(try validDate(year: numbers[2], month: month, day: day))
     }
 
@@ -197,26 +197,26 @@ extension WhenReader {
         }
         guard words.count == 3 else {
             guard day <= (month == 2 ? 29 : LocalDateTime.daysIn(month: month, year: 2001)), day >= 1 else {
-                throw FieldError("at", "'\(input)' is not a valid date: \(Self.monthNames[month - 1]) has no day \(day).")
+                throw FieldError("when", "'\(input)' is not a valid date: \(Self.monthNames[month - 1]) has no day \(day).")
             }
             return try yearly(month: month, day: day)
         }
         let yearWord = words[2]
         guard yearWord.allSatisfy(\.isASCIIDigit), let year = Int(yearWord) else { throw notUnderstood(yearWord) }
-        guard yearWord.count == 4 else { throw FieldError("at", "'\(input)': write the year '\(yearWord)' with four digits.") }
+        guard yearWord.count == 4 else { throw FieldError("when", "'\(input)': write the year '\(yearWord)' with four digits.") }
         return .fixed(try validDate(year: year, month: month, day: day))
     }
 
     private func yearly(month: Int, day: Int) throws(FieldError) -> Day {
         guard day <= (month == 2 ? 29 : LocalDateTime.daysIn(month: month, year: 2001)) else {
-            throw FieldError("at", "'\(input)' is not a valid date: \(Self.monthNames[month - 1]) has no day \(day).")
+            throw FieldError("when", "'\(input)' is not a valid date: \(Self.monthNames[month - 1]) has no day \(day).")
         }
         return .yearly(month: month, day: day)
     }
 
     private func validDate(year: Int, month: Int, day: Int) throws(FieldError) -> LocalDateTime {
         let date = LocalDateTime(year: year, month: month, day: day)
-        if let problem = date.problem { throw FieldError("at", "'\(input)' is not a valid date: \(problem)") }
+        if let problem = date.problem { throw FieldError("when", "'\(input)' is not a valid date: \(problem)") }
         return date
     }
 

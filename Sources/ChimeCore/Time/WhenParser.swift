@@ -91,17 +91,17 @@ struct WhenReader {
     var suggests = true
 
     func trigger() throws(FieldError) -> Trigger {
-        guard !input.isEmpty else { throw FieldError("at", "must not be empty; \(Self.usage).") }
+        guard !input.isEmpty else { throw FieldError("when", "must not be empty; \(Self.usage).") }
         let lower = input.lowercased()
         if lower == "in" || lower.hasPrefix("in ") || lower.hasPrefix("in\t") {
             let rest = input.dropFirst(2).trimmingSpaces
-            guard !rest.isEmpty else { throw FieldError("at", "'\(input)' needs a duration, as in 'in 20m'.") }
+            guard !rest.isEmpty else { throw FieldError("when", "'\(input)' needs a duration, as in 'in 20m'.") }
             return try later(from: nil, by: rest)
         }
         var words = input.split(whereSeparator: \.isWhitespace).map(String.init)
         if let first = words.first, let basic = Self.extendedFromBasic(first) { words[0] = basic }
         if let first = words.first, first.prefix(while: \.isASCIIDigit).count > 4, first.dropFirst(4).contains("-") {
-            throw FieldError("at", "'\(input)' has a year of more than four digits; write it as in 2026-12-24 18:00.")
+            throw FieldError("when", "'\(input)' has a year of more than four digits; write it as in 2026-12-24 18:00.")
         }
         if let first = words.first, Self.startsWithDate(first) {
             if words.count == 1, let t = first.firstIndex(where: { $0 == "T" || $0 == "t" }) {
@@ -114,7 +114,7 @@ struct WhenReader {
         // Today at the current time of day is now, which nobody means by a reminder for
         // "today"; as the start of "today + 2 hours" it is what it says.
         if words.count == 1, words[0].lowercased() == "today" {
-            throw FieldError("at", "'\(input)' needs a time of day, as in 'today 18:00' (today alone would be now).")
+            throw FieldError("when", "'\(input)' needs a time of day, as in 'today 18:00' (today alone would be now).")
         }
         return try spoken(words)
     }
@@ -124,21 +124,21 @@ struct WhenReader {
     private func dateTime(date: String, time: String) throws(FieldError) -> Trigger {
         guard let (year, month, day) = Self.isoDate(date) else { throw notATime() }
         if let problem = LocalDateTime(year: year, month: month, day: day).problem {
-            throw FieldError("at", "'\(input)' is not a valid date: \(problem)")
+            throw FieldError("when", "'\(input)' is not a valid date: \(problem)")
         }
         guard let clock = try clock(time, allowingSuffix: true) else { throw notATime() }
         let local = LocalDateTime(year: year, month: month, day: day, hour: clock.hour, minute: clock.minute, second: clock.second)
         let suffix = try suffix(clock.rest)
 
         if let zone = suffix.zone {
-            guard let (name, known) = WhenParser.zone(named: zone) else { throw FieldError("at", "'\(zone)' is not a known time zone.") }
-            if clock.fraction != 0 { throw FieldError("at", "'\(input)' is not a valid time: a zoned time has whole seconds.") }
+            guard let (name, known) = WhenParser.zone(named: zone) else { throw FieldError("when", "'\(zone)' is not a known time zone.") }
+            if clock.fraction != 0 { throw FieldError("when", "'\(input)' is not a valid time: a zoned time has whole seconds.") }
             if let offset = suffix.offset {
                 let instant = Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC - offset))
                 let actual = known.secondsFromGMT(for: instant)
                 guard actual == offset else {
                     throw FieldError(
-                        "at", "'\(input)' contradicts itself: \(name) is at \(Self.format(offset: actual)) then, not \(Self.format(offset: offset)).")
+                        "when", "'\(input)' contradicts itself: \(name) is at \(Self.format(offset: actual)) then, not \(Self.format(offset: offset)).")
                 }
                 // A time shown twice (clocks fall back) reads as the first; the offset names
                 // the second, which only the instant itself can keep.
@@ -150,7 +150,7 @@ struct WhenReader {
             return .absolute(Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC - offset) + clock.fraction))
         }
         if clock.fraction != 0 {
-            throw FieldError("at", "'\(input)' is not a valid time: fractions of a second need an offset or Z.")
+            throw FieldError("when", "'\(input)' is not a valid time: fractions of a second need an offset or Z.")
         }
         return wallClock(local)
     }
@@ -217,7 +217,7 @@ struct WhenReader {
         let meridiem = text.lowercased()
         if meridiem == "am" || meridiem == "pm" {
             guard (1...12).contains(hour) else {
-                throw FieldError("at", "'\(input)' is not a valid time: hour \(hour) is out of range for am and pm.")
+                throw FieldError("when", "'\(input)' is not a valid time: hour \(hour) is out of range for am and pm.")
             }
             hour = hour % 12 + (meridiem == "pm" ? 12 : 0)
             text = text.dropFirst(2)
@@ -225,7 +225,7 @@ struct WhenReader {
             return nil
         }
         if let problem = LocalDateTime(year: 2000, month: 1, day: 1, hour: hour, minute: minute, second: second).problem {
-            throw FieldError("at", "'\(input)' is not a valid time: \(problem)")
+            throw FieldError("when", "'\(input)' is not a valid time: \(problem)")
         }
         return Clock(hour: hour, minute: minute, second: second, fraction: fraction, rest: text)
     }
@@ -269,25 +269,25 @@ struct WhenReader {
             suffix.offset = (sign == "+" ? 1 : -1) * (h * 3_600 + m * 60 + s)
         }
         while rest.first == "[" {
-            guard let close = rest.firstIndex(of: "]") else { throw FieldError("at", "'\(input)' has a '[' without its ']'.") }
+            guard let close = rest.firstIndex(of: "]") else { throw FieldError("when", "'\(input)' has a '[' without its ']'.") }
             var tag = rest[rest.index(after: rest.startIndex)..<close]
             rest = rest[rest.index(after: close)...]
             let critical = tag.first == "!"
             if critical { tag = tag.dropFirst() }
             if tag.contains("=") {
                 // RFC 9557 lets readers ignore elective tags such as a calendar hint.
-                if critical { throw FieldError("at", "the tag '[!\(tag)]' is not supported; give the calendar on its own.") }
+                if critical { throw FieldError("when", "the tag '[!\(tag)]' is not supported; give the calendar on its own.") }
                 continue
             }
-            guard suffix.zone == nil, !tag.isEmpty else { throw FieldError("at", "'\(input)' names no zone or two zones in brackets.") }
+            guard suffix.zone == nil, !tag.isEmpty else { throw FieldError("when", "'\(input)' names no zone or two zones in brackets.") }
             suffix.zone = String(tag)
         }
-        guard rest.isEmpty else { throw FieldError("at", "'\(input)' is not a time: '\(rest)' after the time is not understood; \(Self.usage).") }
+        guard rest.isEmpty else { throw FieldError("when", "'\(input)' is not a time: '\(rest)' after the time is not understood; \(Self.usage).") }
         return suffix
     }
 
     private func badOffset(_ written: Substring) -> FieldError {
-        FieldError("at", "'\(input)' has the offset '\(written)', which is not one: use Z or ±HH:MM from -23:59 to +23:59.")
+        FieldError("when", "'\(input)' has the offset '\(written)', which is not one: use Z or ±HH:MM from -23:59 to +23:59.")
     }
 
     private static func isoDate(_ text: String) -> (Int, Int, Int)? {
@@ -322,7 +322,7 @@ struct WhenReader {
     static let usage = "use 15:00, 3pm, noon, tomorrow, fri 9:00, next fri, dec 24 18:00, 24.12.2026, in 2 hours, now + 1 day or ISO 8601"
 
     func notATime() -> FieldError {
-        FieldError("at", "'\(input)' is not a time; \(Self.usage).")
+        FieldError("when", "'\(input)' is not a time; \(Self.usage).")
     }
 
     /// `word` (lower case) is what the parser could not read in `input`. A part of the day
@@ -331,12 +331,12 @@ struct WhenReader {
     func notUnderstood(_ word: String) -> FieldError {
         let start = "'\(input)' is not a time: '\(word)' is not understood; "
         if suggests, let time = Self.partsOfDay[word], let phrase = reads(replacing: word, with: time) {
-            return FieldError("at", start + "give a clock time, as in '\(phrase)'.")
+            return FieldError("when", start + "give a clock time, as in '\(phrase)'.")
         }
         if suggests, let meant = Spelling.suggestion(for: word, among: Self.vocabulary), let phrase = reads(replacing: word, with: meant) {
-            return FieldError("at", start + "did you mean '\(phrase)'?")
+            return FieldError("when", start + "did you mean '\(phrase)'?")
         }
-        return FieldError("at", start + "\(Self.usage).")
+        return FieldError("when", start + "\(Self.usage).")
     }
 
     /// The first of `words` that is no word of the parser's, nor a number, date or time

@@ -21,9 +21,9 @@ enum RefusalText {
 
     /// Every key chime sends in a request's `a{ss}` or as an argument of its own, with the
     /// options of every command that sends it (`add`, `edit`, `next`, `notify`, `snooze`,
-    /// `skip`, `badge`). WhenParser's errors name `at` for `when`.
+    /// `skip`, `badge`).
     static let sources: [String: Source] = [
-        "when": Source(names: ["--at", "--in"]), "at": Source(names: ["--at", "--in"]),
+        "when": Source(names: ["--at", "--in"]),
         "repeat": Source(names: ["--repeat"]), "every": Source(names: ["--every"]), "on": Source(names: ["--on"]),
         "until": Source(names: ["--until"]), "count": Source(names: ["--count"]), "rrule": Source(names: ["--rrule"]),
         "zone": Source(names: ["--zone"]), "floating": Source(names: ["--floating"], isFlag: true),

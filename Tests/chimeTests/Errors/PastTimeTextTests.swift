@@ -20,7 +20,7 @@ struct PastTimeTextTests {
 
     @Test(arguments: [
         "when: cannot read 'never'.",
-        "at: 'today' needs a time of day, as in 'today 18:00' (today alone would be now).",
+        "when: 'today' needs a time of day, as in 'today 18:00' (today alone would be now).",
     ])
     func otherErrorsAreLeftAsTheyAre(message: String) {
         #expect(PastTimeText.sentence(message, option: "--at") == nil)

@@ -10,9 +10,9 @@ struct RefusalTextTests {
     @Test(arguments: [
         ("lateLimit: 'soon' is not a duration; use 20m, 1h30m, 90s, 2d or 1w.", ["add", "T", "--in", "1h", "--late-limit", "soon"],
          "--late-limit 'soon' is not a duration; use 20m, 1h30m, 90s, 2d or 1w."),
-        ("at: '0' is not a duration: 0 has no unit; use s, m, h, d or w.", ["add", "T", "--in", "0"],
+        ("when: '0' is not a duration: 0 has no unit; use s, m, h, d or w.", ["add", "T", "--in", "0"],
          "--in '0' is not a duration: 0 has no unit; use s, m, h, d or w."),
-        ("at: 'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?", ["edit", "3kq9xw2m", "--at=tomorow"],
+        ("when: 'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?", ["edit", "3kq9xw2m", "--at=tomorow"],
          "--at 'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?"),
         ("count: must be between 1 and 1000000, not 0.", ["add", "T", "--in", "1h", "--repeat", "day", "--count", "0"],
          "--count '0' must be between 1 and 1000000, not 0."),
@@ -34,7 +34,7 @@ struct RefusalTextTests {
     }
 
     @Test(arguments: [
-        ("at: 'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?", ["next", "tomorow"],
+        ("when: 'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?", ["next", "tomorow"],
          "'tomorow' is not a time: 'tomorow' is not understood; did you mean 'tomorrow'?"),
         ("occurrence: '2030-01-08' is none of the next occurrences of '3kq9xw2m'.", ["skip", "3kq9xw2m", "2030-01-08"],
          "'2030-01-08' is none of the next occurrences of '3kq9xw2m'."),
