@@ -1,12 +1,14 @@
-import DBus
+import CDBus
+@testable import DBus
 import Foundation
 import Glibc
 import Synchronization
 
-/// A message bus inside the test process, for code that only needs one to be there (to
-/// emit signals, say): it authenticates its clients, answers Hello, AddMatch, RemoveMatch
-/// and RequestName as dbus-daemon does, refuses every other call with ServiceUnknown, and
-/// keeps the signals it receives. No dbus-daemon is started.
+/// A message bus inside the test process: it authenticates its clients, answers Hello,
+/// AddMatch, RemoveMatch and RequestName as dbus-daemon does, routes calls and their
+/// answers between its clients by unique or well-known name (setting the sender, as a bus
+/// does), refuses calls to nobody with ServiceUnknown, and keeps the signals it receives
+/// (it passes none on). No dbus-daemon is started.
 ///
 /// It serves from a thread of its own: ``Connection/bus(address:)`` blocks until its Hello
 /// is answered. It stops when it is released.
@@ -81,12 +83,26 @@ final class InProcessBus: Sendable {
     /// authenticated (before that its lines are the SASL exchange, after it messages).
     private struct Client {
         let fd: Int32
+        /// Its unique name, given at Hello.
+        let name: String
         var buffer: [UInt8] = []
         var authenticated = false
     }
 
+    /// Who is on the bus: the socket of each unique name, and the owner of each well-known one.
+    private struct Names {
+        var sockets: [String: Int32] = [:]
+        var owners: [String: String] = [:]
+        var nextUnique = 1
+
+        func socket(of name: String) -> Int32? {
+            sockets[owners[name] ?? name]
+        }
+    }
+
     private static func serve(listener: Int32, stop: Int32, received: Received) {
         var clients: [Client] = []
+        var names = Names()
         defer {
             for client in clients { close(client.fd) }
             close(listener)
@@ -106,23 +122,29 @@ final class InProcessBus: Sendable {
                     continue
                 }
                 clients[index].buffer += chunk.prefix(count)
-                if !handle(&clients[index], received) { closed.insert(clients[index].fd) }
+                if !handle(&clients[index], &names, received) { closed.insert(clients[index].fd) }
             }
             for fd in closed { close(fd) }
+            let gone = Set(clients.filter { closed.contains($0.fd) }.map(\.name))
             clients.removeAll { closed.contains($0.fd) }
+            for name in gone { names.sockets[name] = nil }
+            names.owners = names.owners.filter { !gone.contains($0.value) }
             // After the clients polled: a new one has no entry in `fds` yet.
             if fds[1].revents & Int16(POLLIN) != 0 {
                 let fd = accept(listener, nil, nil)
                 if fd >= 0 {
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                    clients.append(Client(fd: fd))
+                    let name = ":1.\(names.nextUnique)"
+                    names.nextUnique += 1
+                    names.sockets[name] = fd
+                    clients.append(Client(fd: fd, name: name))
                 }
             }
         }
     }
 
     /// Uses what `client` sent so far; false when it is to be hung up on.
-    private static func handle(_ client: inout Client, _ received: Received) -> Bool {
+    private static func handle(_ client: inout Client, _ names: inout Names, _ received: Received) -> Bool {
         while !client.authenticated {
             // The client's first byte is a NUL (for credentials passing), then CRLF-ended
             // lines: no line starts with a NUL.
@@ -152,23 +174,38 @@ final class InProcessBus: Sendable {
                 let signal = Signal(path: message.path ?? "", interface: message.interface ?? "", member: message.member ?? "",
                                     arguments: (try? message.arguments()) ?? [])
                 received.signals.withLock { $0.append(signal) }
+            } else if let destination = message.destination, destination != "org.freedesktop.DBus",
+                      let socket = names.socket(of: destination) {
+                dbus_message_set_sender(message.raw, client.name)
+                // A peer that went away costs only what was sent to it.
+                if let bytes = try? message.marshalled() { _ = send(bytes, to: socket) }
             } else if message.kind == .methodCall, !message.noReplyExpected {
-                guard let reply = answer(message), let bytes = try? reply.marshalled(), send(bytes, to: client.fd) else { return false }
+                guard let reply = answer(message, from: client.name, &names), let bytes = try? reply.marshalled(),
+                      send(bytes, to: client.fd) else { return false }
             }
         }
         return true
     }
 
-    /// What dbus-daemon answers a call to it; ServiceUnknown for calls to anyone else.
-    private static func answer(_ call: Message) -> Message? {
+    /// What dbus-daemon answers a call to it; ServiceUnknown for calls to nobody on the bus.
+    private static func answer(_ call: Message, from sender: String, _ names: inout Names) -> Message? {
         guard call.destination == "org.freedesktop.DBus" else {
-            return call.makeErrorReply(DBusError(name: DBusError.serviceUnknownName, message: "Nobody else is on this bus."))
+            return call.makeErrorReply(DBusError(name: DBusError.serviceUnknownName,
+                                                 message: "Nobody owns \(call.destination ?? "that name") on this bus."))
         }
-        return switch call.member {
-        case "Hello": try? call.makeReply([.string(":1.1")])
-        case "AddMatch", "RemoveMatch": try? call.makeReply()
-        case "RequestName": try? call.makeReply([.uint32(1)])
-        default: call.makeErrorReply(DBusError(name: DBusError.unknownMethodName, message: "This bus answers only what tests need."))
+        switch call.member {
+        case "Hello":
+            return try? call.makeReply([.string(sender)])
+        case "AddMatch", "RemoveMatch":
+            return try? call.makeReply()
+        case "RequestName":
+            guard let name = (try? call.arguments())?.first?.stringValue else { return nil }
+            // 1: the primary owner now; 3: another client owns it.
+            if let owner = names.owners[name], owner != sender { return try? call.makeReply([.uint32(3)]) }
+            names.owners[name] = sender
+            return try? call.makeReply([.uint32(1)])
+        default:
+            return call.makeErrorReply(DBusError(name: DBusError.unknownMethodName, message: "This bus answers only what tests need."))
         }
     }
 
