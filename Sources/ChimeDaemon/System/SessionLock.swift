@@ -109,7 +109,8 @@ final class SessionLock {
         }
     }
 
-    private func set(_ new: State, reason: String) {
+    /// Takes a new state from logind's answer (the in-process tests give it directly).
+    func set(_ new: State, reason: String) {
         if new == .unknown { unknownReason = reason }
         guard new != state else { return }
         let old = state
