@@ -122,8 +122,15 @@ extension Recurrence {
             guard monthDay == "-1" else { throw FieldError(field, "BYMONTHDAY=\(monthDay): only -1, the last day, is supported.") }
             days.append(.lastDay)
         }
+        // WKST tells which days make one week of a repeat every N weeks on several days
+        // (RFC 5545 3.3.10); elsewhere it changes no occurrence, and Google writes WKST=SU.
         if let weekStart = values.removeValue(forKey: "WKST"), weekStart != "MO" {
-            throw FieldError(field, "WKST=\(weekStart): weeks start on Monday (MO).")
+            guard ["SU", "TU", "WE", "TH", "FR", "SA"].contains(weekStart) else {
+                throw FieldError(field, "WKST=\(weekStart) is not a weekday (MO, TU, WE, TH, FR, SA, SU).")
+            }
+            if unit == .week, interval > 1, days.count > 1 {
+                throw FieldError(field, "WKST=\(weekStart): a repeat every \(interval) weeks on several days counts its weeks from Monday (WKST=MO).")
+            }
         }
         var until: LocalDateTime?
         var utc = false
@@ -137,6 +144,9 @@ extension Recurrence {
                   let minute = digits(11..<13), let second = digits(13..<15)
             else { throw FieldError(field, "UNTIL=\(text) is not a date (20261231) or a date and time (20261231T180000Z).") }
             until = LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        }
+        if limit != nil, until != nil {
+            throw FieldError(field, "COUNT and UNTIL cannot both end one rule (RFC 5545 3.3.10); keep one.")
         }
         if let key = values.keys.sorted().first {
             throw FieldError(field, "\(key) is not supported; use FREQ, INTERVAL, COUNT, UNTIL, BYDAY, BYMONTHDAY=-1 and WKST=MO.")
