@@ -81,6 +81,8 @@ const char *icalproperty_get_xlicerror(const icalproperty *prop) { FORWARD(icalp
 icalproperty *icalproperty_new_action(enum icalproperty_action v) { FORWARD(icalproperty_new_action); return real(v); }
 icalproperty *icalproperty_new_description(const char * v) { FORWARD(icalproperty_new_description); return real(v); }
 icalproperty *icalproperty_new_dtstart(struct icaltimetype v) { FORWARD(icalproperty_new_dtstart); return real(v); }
+icalproperty *icalproperty_new_exdate(struct icaltimetype v) { FORWARD(icalproperty_new_exdate); return real(v); }
+struct icaltimetype icalproperty_get_exdate(const icalproperty *prop) { FORWARD(icalproperty_get_exdate); return real(prop); }
 icalproperty *icalproperty_new_prodid(const char * v) { FORWARD(icalproperty_new_prodid); return real(v); }
 icalproperty *icalproperty_new_rrule(struct icalrecurrencetype v) { FORWARD(icalproperty_new_rrule); return real(v); }
 icalproperty *icalproperty_new_trigger(struct icaltriggertype v) { FORWARD(icalproperty_new_trigger); return real(v); }
@@ -95,6 +97,7 @@ struct icaltimetype icaltime_convert_to_zone(const struct icaltimetype tt, icalt
 struct icaltimetype icaltime_current_time_with_zone(const icaltimezone *zone) { FORWARD(icaltime_current_time_with_zone); return real(zone); }
 int icaltime_day_of_week(const struct icaltimetype t) { FORWARD(icaltime_day_of_week); return real(t); }
 struct icaltimetype icaltime_from_string(const char *str) { FORWARD(icaltime_from_string); return real(str); }
+struct icaltimetype icaltime_from_timet_with_zone(const time_t tm, const int is_date, const icaltimezone *zone) { FORWARD(icaltime_from_timet_with_zone); return real(tm, is_date, zone); }
 int icaltime_is_null_time(const struct icaltimetype t) { FORWARD(icaltime_is_null_time); return real(t); }
 int icaltime_is_utc(const struct icaltimetype t) { FORWARD(icaltime_is_utc); return real(t); }
 struct icaltimetype icaltime_null_time(void) { FORWARD(icaltime_null_time); return real(); }

@@ -7,8 +7,9 @@ import Localization
 extension ICalendar {
     /// A VCALENDAR of one VEVENT per notification (as `Get` describes each) that iCalendar
     /// can say, with the VTIMEZONE of every zone they name; the text, CRLF-ended as RFC 5545
-    /// asks, and a sentence for each notification left out.
-    static func export(_ notifications: [[NotificationKey: Value]]) -> (calendar: String, leftOut: [String]) {
+    /// asks, and a sentence for each notification left out. `systemZone` is the zone floating
+    /// times are read in (chimed's), for the skipped occurrences of a floating repeat.
+    static func export(_ notifications: [[NotificationKey: Value]], systemZone: String) -> (calendar: String, leftOut: [String]) {
         guard let calendar = icalcomponent_new(ICAL_VCALENDAR_COMPONENT) else { return ("", []) }
         defer { icalcomponent_free(calendar) }
         icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
@@ -17,7 +18,7 @@ extension ICalendar {
         for fields in notifications {
             let event: OpaquePointer, zone: String?
             do throws(ImportRefusal) {
-                (event, zone) = try self.event(fields)
+                (event, zone) = try self.event(fields, systemZone: systemZone)
             } catch {
                 switch error { case .refused(let reason), .skipped(let reason): leftOut.append(reason + ".") }
                 continue
@@ -41,7 +42,7 @@ extension ICalendar {
 
     /// One notification as a VEVENT whose DTSTART is its time and whose VALARM fires then;
     /// the zone its DTSTART names, if any.
-    private static func event(_ fields: [NotificationKey: Value]) throws(ImportRefusal) -> (OpaquePointer, String?) {
+    private static func event(_ fields: [NotificationKey: Value], systemZone: String) throws(ImportRefusal) -> (OpaquePointer, String?) {
         let id = fields[.id]?.stringValue ?? ""
         guard let when = fields[.when]?.stringValue, !when.isEmpty, let start = startTime(when) else {
             throw .refused(localized("%1$s fires at a place, which iCalendar has no property for; not exported", id))
@@ -55,7 +56,12 @@ extension ICalendar {
         let dtstart = icalproperty_new_dtstart(start.time)
         if let zone = start.zone { icalproperty_set_parameter_from_string(dtstart, "TZID", zone) }
         icalcomponent_add_property(event, dtstart)
-        if let rule = rrule(fields) { icalcomponent_add_property(event, icalproperty_new_rrule(rule)) }
+        if let rule = rrule(fields) {
+            icalcomponent_add_property(event, icalproperty_new_rrule(rule))
+            for skipped in fields[.skipped]?.arrayElements?.compactMap(\.integerValue) ?? [] {
+                icalcomponent_add_property(event, exdate(skipped, like: start, systemZone: systemZone))
+            }
+        }
         let alarm = icalcomponent_new(ICAL_VALARM_COMPONENT)
         icalcomponent_add_property(alarm, icalproperty_new_action(ICAL_ACTION_DISPLAY))
         icalcomponent_add_property(alarm, icalproperty_new_description(title))
@@ -91,8 +97,24 @@ extension ICalendar {
         return rest.isEmpty ? (time, nil) : nil
     }
 
-    /// The repeat as an RRULE: as it is when chimed keeps one, else FREQ and INTERVAL.
+    /// An occurrence skipped (a Unix time) as EXDATE, of the same form as DTSTART (RFC 5545
+    /// 3.8.5.1): in DTSTART's zone, in UTC, or floating on the system's clock.
+    private static func exdate(_ seconds: Int64, like start: (time: icaltimetype, zone: String?), systemZone: String)
+        -> OpaquePointer {
+        let zone: OpaquePointer? = start.zone.flatMap { icaltimezone_get_builtin_timezone($0) }
+            ?? (icaltime_is_utc(start.time) != 0 ? icaltimezone_get_utc_timezone() : icaltimezone_get_builtin_timezone(systemZone))
+        var time = icaltime_from_timet_with_zone(time_t(seconds), 0, zone ?? icaltimezone_get_utc_timezone())
+        // On a zone's clock the TZID parameter names the zone, and the time itself is bare.
+        if icaltime_is_utc(start.time) == 0 { time.zone = nil }
+        let property = icalproperty_new_exdate(time)!
+        if let name = start.zone { icalproperty_set_parameter_from_string(property, "TZID", name) }
+        return property
+    }
+
+    /// The repeat as an RRULE: all of it (COUNT, UNTIL, BYDAY, …) as chimed gives it, else
+    /// FREQ and INTERVAL.
     private static func rrule(_ fields: [NotificationKey: Value]) -> icalrecurrencetype? {
+        if let rule = fields[.rrule]?.stringValue, !rule.isEmpty { return icalrecurrencetype_from_string(rule) }
         guard let unit = fields[.repeat]?.stringValue, !unit.isEmpty else { return nil }
         if unit.uppercased().contains("FREQ=") { return icalrecurrencetype_from_string(unit) }
         let frequencies = ["minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY", "week": "WEEKLY", "month": "MONTHLY", "year": "YEARLY"]

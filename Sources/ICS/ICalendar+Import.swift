@@ -69,6 +69,14 @@ extension ICalendar {
             }
         }
         plan.rule = try repeatRule(component, start: start)
+        if plan.rule != nil {
+            for property in properties(of: component, ICAL_EXDATE_PROPERTY) {
+                // An all-day item's EXDATE is a date: its midnight, on the start's clock.
+                let excluded = icalproperty_get_exdate(property)
+                let excludedZone = excluded.is_date != 0 ? zone : try zoneName(property, excluded)
+                plan.skipped.append(try whenText(startOfDay(excluded), zone: excludedZone))
+            }
+        }
         let title = text(icalcomponent_get_summary(component)) ?? ""
         guard !title.isEmpty else { throw .refused(localized("it has no SUMMARY to show as the title")) }
         plan.fields = [("title", .string(title)), ("body", .string(text(icalcomponent_get_description(component)) ?? ""))]
@@ -110,9 +118,8 @@ extension ICalendar {
         let rules = properties(of: component, ICAL_RRULE_PROPERTY)
         guard let property = rules.first else { return nil }
         if rules.count > 1 { throw .refused(localized("it has more than one RRULE")) }
-        if icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil
-            || icalcomponent_get_first_property(component, ICAL_EXDATE_PROPERTY) != nil {
-            throw .refused(localized("Chime's repeats have no RDATE or EXDATE"))
+        if icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil {
+            throw .refused(localized("Chime's repeats have no RDATE"))
         }
         var rule = RepeatRule(text: value(property))
         let recurrence = icalproperty_get_rrule(property)

@@ -10,6 +10,8 @@ public struct ImportPlan {
     /// `when` of each request: an instant, a zoned or a floating wall-clock time.
     var whens: [String] = []
     var rule: RepeatRule?
+    /// The occurrences EXDATE leaves out, as `when` texts of the same kind as `whens`.
+    public internal(set) var skipped: [String] = []
 
     /// The title every request shows.
     public var title: String { fields.first { $0.0 == "title" }?.1.stringValue ?? "" }
@@ -24,14 +26,14 @@ public struct ImportPlan {
         throws -> [(request: [(String, Value)], next: Int64)] {
         // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
         var options: [(String, String)] = fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
+        // A rule a unit and a count say is asked for so (it lists as "every 3 days"); any
+        // other as the RRULE it is, which chimed takes as `chime add --rrule` does, or
+        // refuses in a sentence of its own, passed on.
         if let rule {
-            if (try? firstFire(whens[0], options + [("repeat", rule.text)])) != nil {
-                options.append(("repeat", rule.text))
-            } else if let unit = rule.unit {
+            if let unit = rule.unit {
                 options += [("repeat", unit), ("every", String(rule.every))]
             } else {
-                throw ImportRefusal.refused(localized(
-                    "RRULE '%1$s' says more than Chime's repeats, every N minutes, hours, days, weeks, months or years", rule.text))
+                options.append(("rrule", rule.text))
             }
         }
         // Every alarm is read before any is scheduled; one that has passed is over.
@@ -115,12 +117,14 @@ public enum CalendarText {
     }
 
     /// A VCALENDAR of the `notifications` (each as `Get` describes it) that iCalendar can
-    /// say, and a sentence for each one left out. libical must be open (``loadFailure()``).
-    public static func export(_ notifications: [[(key: String, value: Value)]]) -> (calendar: String, leftOut: [String]) {
+    /// say, and a sentence for each one left out; floating times are read in `systemZone`.
+    /// libical must be open (``loadFailure()``).
+    public static func export(_ notifications: [[(key: String, value: Value)]], systemZone: String)
+        -> (calendar: String, leftOut: [String]) {
         ICalendar.export(notifications.map { entries in
             var fields: [NotificationKey: Value] = [:]
             for (key, value) in entries { if let key = NotificationKey(rawValue: key), fields[key] == nil { fields[key] = value.unwrapped } }
             return fields
-        })
+        }, systemZone: systemZone)
     }
 }

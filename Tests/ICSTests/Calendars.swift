@@ -37,8 +37,8 @@ func component(_ text: String) throws -> ImportComponent {
 
 /// What chimed's NextFireTimestamps answers, as far as these tests need it: every time is
 /// to come (at `next`) but those in `past`, and those in `refusing` refused with their
-/// sentence; a repeat as RRULE text only when `takesRRULE`, as a chimed whose `repeat` takes
-/// no RRULE refuses it. It notes what it was asked.
+/// sentence; an `rrule` only when `takesRRULE`, else refused as chimed refuses a part of an
+/// RRULE it has no support for. It notes what it was asked.
 final class FirstFire {
     var past: Set<String> = []
     var refusing: [String: String] = [:]
@@ -50,8 +50,8 @@ final class FirstFire {
         let options = Dictionary(options, uniquingKeysWith: { _, last in last })
         asked.append((when, options))
         if let reason = refusing[when] { throw ImportRefusal.refused(reason) }
-        if !takesRRULE, let rule = options["repeat"], rule.contains("FREQ=") {
-            throw ImportRefusal.refused("repeat: '\(rule)' is no repeat unit")
+        if !takesRRULE, let rule = options["rrule"] {
+            throw ImportRefusal.refused("rrule: '\(rule)' has a part Chime does not take")
         }
         return past.contains(when) ? nil : next
     }

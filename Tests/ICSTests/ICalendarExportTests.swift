@@ -19,7 +19,7 @@ struct ICalendarExportTests {
 
     func exported(_ notifications: [Notification]) throws -> (lines: [String], leftOut: [String]) {
         try #require(CalendarText.loadFailure() == nil)
-        let (text, leftOut) = CalendarText.export(notifications)
+        let (text, leftOut) = CalendarText.export(notifications, systemZone: "Europe/Berlin")
         #expect(text.hasSuffix("END:VCALENDAR\r\n"))
         #expect(!text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every line ends CRLF, as RFC 5545 asks")
         return (text.components(separatedBy: "\r\n").dropLast().map { $0 }, leftOut)
@@ -76,6 +76,22 @@ struct ICalendarExportTests {
     func aRepeatBecomesAnRRULE(_ unit: String, _ every: UInt32, _ rule: String) throws {
         let event = firstEvent(try exported([notification("r", with: [("repeat", .string(unit)), ("every", .uint32(every))])]).lines)
         #expect(event.filter { $0.hasPrefix("RRULE") } == [rule])
+    }
+
+    /// The RRULE chimed gives (COUNT, UNTIL, BYDAY …) wins over the unit, and each occurrence
+    /// skipped is an EXDATE of DTSTART's kind: 6 May 2030, 10:00 in Berlin, is 08:00Z.
+    @Test(arguments: [
+        ("2030-05-01T10:00:00[Europe/Berlin]", "EXDATE;TZID=Europe/Berlin:20300506T100000"),
+        ("2030-05-01T08:00:00Z", "EXDATE:20300506T080000Z"),
+        ("2030-05-01T10:00:00", "EXDATE:20300506T100000"),
+    ])
+    func aRepeatKeepsEveryPartOfItsRuleAndItsSkippedOccurrences(_ when: String, _ exdate: String) throws {
+        let event = firstEvent(try exported([notification("r", when: when, with: [
+            ("repeat", .string("week")), ("every", .uint32(1)), ("rrule", .string("FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE")),
+            ("skipped", .array(element: "x", [.int64(1_904_284_800)])),
+        ])]).lines)
+        #expect(event.filter { $0.hasPrefix("RRULE") } == ["RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE"])
+        #expect(event.filter { $0.hasPrefix("EXDATE") } == [exdate])
     }
 
     @Test func aPlaceHasNoPropertyAndIsLeftOutByName() throws {
@@ -136,7 +152,7 @@ struct ICalendarExportTests {
                                                                                              ("repeat", .string("month"))])
         let floating = notification("floating", "Floating", when: "2030-05-01T07:30:00")
         try #require(CalendarText.loadFailure() == nil)
-        let (text, leftOut) = CalendarText.export([full, instant, floating])
+        let (text, leftOut) = CalendarText.export([full, instant, floating], systemZone: "Europe/Berlin")
         #expect(leftOut.isEmpty)
 
         let chimed = FirstFire()

@@ -9,14 +9,14 @@ struct ImportPlanTests {
         try component(calendar(event("d", "Daily", ["DTSTART:20300107T170000Z"] + lines)))
     }
 
-    /// The whole rule, in libical's order of its parts.
-    @Test func aRuleChimedTakesAsTextIsAskedForWhole() throws {
+    /// The whole rule, in libical's order of its parts, as `chime add --rrule` gives it.
+    @Test func aRuleMoreThanAUnitSaysIsAskedForWholeAsAnRRULE() throws {
         let chimed = FirstFire()
         let plan = try daily(["RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE"])
         let request = try #require(try requests(plan, chimed).first)
-        #expect(request["repeat"] == .string("FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE"))
-        #expect(request["every"] == nil)
-        #expect(!chimed.asked.isEmpty && chimed.asked.allSatisfy { $0.options["repeat"] == "FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE" })
+        #expect(request["rrule"] == .string("FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE"))
+        #expect(request["repeat"] == nil && request["every"] == nil)
+        #expect(!chimed.asked.isEmpty && chimed.asked.allSatisfy { $0.options["rrule"] == "FREQ=WEEKLY;COUNT=10;BYDAY=MO,WE" })
     }
 
     /// 7 January 2030 is a Monday, the 7th of the month, in January: a BYDAY, BYMONTHDAY or
@@ -26,7 +26,7 @@ struct ImportPlanTests {
         ("RRULE:FREQ=HOURLY", "hour", 1), ("RRULE:FREQ=WEEKLY;BYDAY=MO", "week", 1), ("RRULE:FREQ=WEEKLY;INTERVAL=2", "week", 2),
         ("RRULE:FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=7", "month", 3), ("RRULE:FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=7", "year", 1),
     ])
-    func aRuleChimedCannotTakeAsTextIsAskedForAsUnitAndCount(_ rule: String, _ unit: String, _ every: UInt32) throws {
+    func aRuleAUnitAndACountSayIsAskedForAsThem(_ rule: String, _ unit: String, _ every: UInt32) throws {
         let chimed = FirstFire()
         chimed.takesRRULE = false
         let request = try #require(try requests(try daily([rule]), chimed).first)
@@ -40,12 +40,26 @@ struct ImportPlanTests {
         "RRULE:FREQ=YEARLY;BYMONTH=2", "RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=-1", "RRULE:FREQ=DAILY;BYHOUR=9,17",
         "RRULE:FREQ=YEARLY;BYWEEKNO=20", "RRULE:FREQ=YEARLY;BYYEARDAY=100",
     ])
-    func aRuleThatSaysMoreThanAUnitIsRefusedByAChimedThatTakesNoRRULE(_ rule: String) throws {
+    func aRuleThatSaysMoreThanAUnitIsAskedForAsItIsAndRefusedOnlyInChimedsWords(_ rule: String) throws {
+        let text = String(rule.dropFirst("RRULE:".count))
+        #expect(try requests(try daily([rule])).first?["rrule"] == .string(text))
         let chimed = FirstFire()
         chimed.takesRRULE = false
-        let text = String(rule.dropFirst("RRULE:".count))
-        #expect(outcome(try daily([rule]), chimed)
-            == "refused: RRULE '\(text)' says more than Chime's repeats, every N minutes, hours, days, weeks, months or years")
+        #expect(outcome(try daily([rule]), chimed) == "refused: rrule: '\(text)' has a part Chime does not take")
+    }
+
+    /// Each EXDATE value (several may share a line) in its own kind of time; an all-day
+    /// item's on the start's clock at midnight.
+    @Test(arguments: [
+        (["DTSTART;TZID=Europe/Berlin:20300101T100000", "RRULE:FREQ=DAILY", "EXDATE;TZID=Europe/Berlin:20300102T100000,20300104T100000",
+          "EXDATE:20300105T090000Z"],
+         ["2030-01-02T10:00:00[Europe/Berlin]", "2030-01-04T10:00:00[Europe/Berlin]", "2030-01-05T09:00:00+00:00"]),
+        (["DTSTART;VALUE=DATE:20300101", "RRULE:FREQ=YEARLY", "EXDATE;VALUE=DATE:20310101"], ["2031-01-01T00:00:00"]),
+        (["DTSTART:20300101T100000Z", "EXDATE:20300102T100000Z"], []),
+    ])
+    func theOccurrencesAnEXDATELeavesOutAreReadForTheRepeat(_ lines: [String], _ skipped: [String]) throws {
+        let plan = try component(calendar(event("x", "Exception", lines))).plan.get()
+        #expect(plan.skipped == skipped)
     }
 
     @Test func alarmsThatHavePassedAreLeftOutAndWhenAllHaveTheComponentIsSkipped() throws {

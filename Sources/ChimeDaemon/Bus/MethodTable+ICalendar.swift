@@ -43,11 +43,14 @@ extension MethodTable {
         // is stored whole, in the one transaction below, or not at all.
         for component in components {
             do {
-                let requests = try component.plan.get().requests { when, options in
+                let plan = try component.plan.get()
+                let requests = try plan.requests { when, options in
                     try Self.firstFire(when, options, now: instant, zone: zone)
                 }
                 notifications += try requests.map { request, _ throws(DBusError) in
-                    try scheduledNotification(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
+                    var notification = try scheduledNotification(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
+                    Self.skip(plan.skipped, of: &notification, now: instant, zone: zone)
+                    return notification
                 }
             } catch let refusal as ImportRefusal {
                 switch refusal {
@@ -86,8 +89,26 @@ extension MethodTable {
             chosen.append(notification)
         }
         let zone = Zone.current
-        let (calendar, leftOut) = CalendarText.export(chosen.map { NotificationEncoding.entries($0, zone: zone).map { (key: $0.0, value: $0.1) } })
+        let (calendar, leftOut) = CalendarText.export(chosen.map { NotificationEncoding.entries($0, zone: zone).map { (key: $0.0, value: $0.1) } },
+                                                      systemZone: zone.identifier)
         return [.string(calendar), .stringArray(leftOut)]
+    }
+
+    /// Leaves out of a repeat the occurrences its EXDATEs name (`whens` in Schedule's form),
+    /// as Skip does; one that names no occurrence changes nothing (RFC 5545 3.8.5.1).
+    private static func skip(_ whens: [String], of notification: inout ScheduledNotification, now: Date, zone: Zone) {
+        guard !whens.isEmpty, notification.rule.recurrence != nil else { return }
+        let parser = WhenParser(now: now, systemZone: zone)
+        for text in whens {
+            guard let instant = (try? parser.trigger(text))?.instant(systemZone: zone),
+                  let found = notification.rule.firstOccurrence(onOrAfter: instant, systemZone: zone), found.date == instant,
+                  let local = notification.rule.wallClock(ofOccurrence: found.index, systemZone: zone) else { continue }
+            notification.rule.skipped.insert(local)
+        }
+        guard let next = notification.nextFire else { return }
+        let first = notification.rule.firstOccurrence(onOrAfter: next, systemZone: zone)
+        notification.nextIndex = first?.index ?? notification.nextIndex + 1
+        notification.nextFire = first?.date
     }
 
     /// Failed, with the loader's reason, when libical 3 is not installed.

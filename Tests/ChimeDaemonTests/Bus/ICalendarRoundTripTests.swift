@@ -1,0 +1,75 @@
+import ChimeAPI
+import ChimeCore
+import DBus
+import Foundation
+import Testing
+@testable import ChimeDaemon
+
+/// Every repeat Chime can schedule, exported and imported again, is the same repeat: the
+/// method table's ExportICalendar then ImportICalendar, in-process (``DaemonHarness``).
+/// The forms are generated from the parts of a repeat (unit and count, days, an end, a
+/// skipped occurrence, each kind of time), not picked by hand.
+struct ICalendarRoundTripTests {
+    /// The keys that describe the schedule: what must survive the round trip.
+    static let scheduleKeys = ["title", "body", "when", "calendar", "repeat", "every", "rrule", "skipped", "nextFire", "state"]
+
+    /// Each kind of time `when` can be: on a zone's clock, floating, an instant.
+    static let times = ["2027-02-01T10:00:00[Europe/Berlin]", "2027-02-01T10:00:00", "2027-02-01T09:00:00+00:00"]
+
+    /// The repeats, as the Schedule keys that ask for them.
+    static var repeats: [[(String, Value)]] {
+        var forms: [[(String, Value)]] = []
+        for (unit, everies) in [("minute", [30]), ("hour", [1, 6]), ("day", [1, 3]), ("week", [1, 2]), ("month", [1, 3]),
+                                ("year", [1])] {
+            for every in everies { forms.append([("repeat", .string(unit)), ("every", .uint32(UInt32(every)))]) }
+        }
+        for on in ["mon,wed,fri", "weekdays", "weekends"] {
+            forms.append([("repeat", .string("week")), ("on", .string(on))])
+            forms.append([("repeat", .string("week")), ("every", .uint32(2)), ("on", .string(on))])
+        }
+        for on in ["2nd tue", "last fri", "last-day", "1st mon"] { forms.append([("repeat", .string("month")), ("on", .string(on))]) }
+        // Each with an end: a count, a last date.
+        forms += forms.flatMap { form in
+            [form + [("count", .uint32(6))], form + [("until", .string("2027-12-31"))]]
+        }
+        for rule in ["FREQ=WEEKLY;BYDAY=TU,TH", "FREQ=MONTHLY;BYDAY=-1TU", "FREQ=MONTHLY;BYMONTHDAY=-1", "FREQ=DAILY;INTERVAL=2"] {
+            for end in ["", ";COUNT=6", ";UNTIL=20271231T225959Z"] { forms.append([("rrule", .string(rule + end))]) }
+        }
+        return forms
+    }
+
+    /// Schedules `form` at `when` (skipping its second occurrence when `skipping`), exports it,
+    /// cancels it, imports the export: the description before and after.
+    func roundTrip(_ harness: DaemonHarness, when: String, _ form: [(String, Value)], skipping: Bool)
+        throws -> (before: [String: Value], after: [String: Value], calendar: String) {
+        let request = Value.variantDictionary([("title", .string("Book club")), ("body", .string("Bring the book")),
+                                               ("when", .string(when))] + form)
+        let id = try #require(try harness.values("Schedule", [request]).first?.stringValue)
+        // A repeat with a second occurrence still to come loses it.
+        let coming = try harness.values("Occurrences", [.string(id), .uint32(2)]).first?.arrayElements ?? []
+        if skipping, coming.count == 2 { _ = try harness.values("Skip", [.string(id), .string("2")]) }
+        let before = DaemonHarness.entries(try #require(try harness.values("Get", [.string(id)]).first))
+        let exported = try harness.values("ExportICalendar", [.stringArray([id])])
+        let calendar = try #require(exported.first?.stringValue)
+        #expect(exported.last?.arrayElements?.isEmpty == true)
+        _ = try harness.values("Cancel", [.string(id)])
+        let imported = try harness.values("ImportICalendar", [.string(calendar)])
+        let sentences = imported.last?.arrayElements?.compactMap(\.stringValue) ?? []
+        let ids = imported.first?.arrayElements?.compactMap(\.stringValue) ?? []
+        try #require(ids.count == 1, "\(sentences)\n\(calendar)")
+        let after = DaemonHarness.entries(try #require(try harness.values("Get", [.string(ids[0])]).first))
+        return (before, after, calendar)
+    }
+
+    @Test(arguments: times)
+    func everyRepeatChimeSchedulesComesBackTheSameFromItsExport(when: String) throws {
+        let harness = try DaemonHarness()
+        for (index, form) in Self.repeats.enumerated() {
+            let (before, after, calendar) = try roundTrip(harness, when: when, form, skipping: index % 3 == 0)
+            for key in Self.scheduleKeys where before[key] != after[key] {
+                let was = before[key].map { "\($0)" } ?? "absent", now = after[key].map { "\($0)" } ?? "absent"
+                Issue.record("\(form.map { "\($0.0)=\($0.1)" }) at \(when): \(key) was \(was), is \(now)\n\(calendar)")
+            }
+        }
+    }
+}
