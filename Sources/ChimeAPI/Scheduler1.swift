@@ -118,16 +118,19 @@ public enum Scheduler1 {
     public static let importICalendar = MethodDeclaration(
         "ImportICalendar", in: ["text": "s"], out: ["ids": "as", "refusals": "as"],
         "Schedules the VEVENTs and VTODOs of an iCalendar (RFC 5545) text as chime import does: one notification per VALARM "
-            + "(or at DTSTART or DUE), the ids in order. Each component is imported whole or not at all; refusals has one "
+            + "(or at DTSTART or DUE), the ids in order. An item imported before (the same UID, RECURRENCE-ID and alarm, or "
+            + "the UID ExportICalendar gave a notification) is updated in place and keeps its id; one completed since stays "
+            + "completed (a sentence says so). Each component is imported whole or not at all; refusals has one "
             + "sentence per component not imported or skipped, naming its SUMMARY, UID and line. InvalidArgs when the text "
             + "is not iCalendar; a text is one string, so at most \(Limits.stringBytes) bytes.")
     public static let importICalendarPart = MethodDeclaration(
-        "ImportICalendarPart", in: ["text": "s", "lines": "au"], out: ["ids": "as", "refused": "as", "skipped": "as"],
+        "ImportICalendarPart", in: ["text": "s", "lines": "au"],
+        out: ["ids": "as", "refused": "as", "skipped": "as", "updated": "as"],
         "ImportICalendar for a client that cuts a larger file into texts of at most \(Limits.stringBytes) bytes at component "
             + "boundaries, as chime import does: lines gives the file's line of each VEVENT's and VTODO's BEGIN, in text's "
             + "order, for the sentences (empty: text's own lines; a count that is not the components' is InvalidArgs). "
             + "The sentences come apart: refused names each component not imported, skipped each one with nothing to remind "
-            + "of (past, cancelled, completed).")
+            + "of (past, cancelled, completed); updated lists the ids among ids that were there before and were updated in place.")
     public static let exportICalendar = MethodDeclaration(
         "ExportICalendar", in: ["ids": "as"], out: ["calendar": "s", "refusals": "as"],
         "The notifications ids (every scheduled one when ids is empty) as an iCalendar text, as chime export writes it; "

@@ -49,7 +49,7 @@ extension ICalendar {
         }
         let title = fields[.title]?.stringValue ?? ""
         guard let event = icalcomponent_new(ICAL_VEVENT_COMPONENT) else { throw .refused("libical is out of memory") }
-        icalcomponent_set_uid(event, id + "@chime")
+        icalcomponent_set_uid(event, id + CalendarText.ownUIDSuffix)
         icalcomponent_set_dtstamp(event, icaltime_current_time_with_zone(icaltimezone_get_utc_timezone()))
         icalcomponent_set_summary(event, title)
         if let body = fields[.body]?.stringValue, !body.isEmpty { icalcomponent_set_description(event, body) }

@@ -54,9 +54,14 @@ extension ICalendar {
         let start = startOfDay(isTask ? icalcomponent_get_due(component) : icalcomponent_get_dtstart(component))
         let end = isTask ? start : startOfDay(icalcomponent_get_dtend(component))
         let zone = try zoneName(anchor, start)
+        plan.uid = text(icalcomponent_get_uid(component)) ?? ""
+        if let recurrence = icalcomponent_get_first_property(component, ICAL_RECURRENCEID_PROPERTY) {
+            plan.recurrenceID = value(recurrence)
+        }
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
         if alarms.isEmpty { plan.whens = [try whenText(start, zone: zone)] }
-        for alarm in alarms {
+        for (index, alarm) in alarms.enumerated() {
+            plan.alarms.append(alarmKey(alarm, index: index))
             guard let property = icalcomponent_get_first_property(alarm, ICAL_TRIGGER_PROPERTY) else {
                 throw .refused(localized("a VALARM has no TRIGGER"))
             }
@@ -82,6 +87,15 @@ extension ICalendar {
         plan.fields = [("title", .string(title)), ("body", .string(text(icalcomponent_get_description(component)) ?? ""))]
         plan.fields += try chimeFields(component)
         return plan
+    }
+
+    /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID, or
+    /// else `#` and its place among the item's alarms from 1.
+    private static func alarmKey(_ alarm: OpaquePointer, index: Int) -> String {
+        if let uid = text(icalcomponent_get_uid(alarm)), !uid.isEmpty { return uid }
+        let apple = properties(of: alarm, ICAL_X_PROPERTY).first { text(icalproperty_get_x_name($0))?.uppercased() == "X-WR-ALARMUID" }
+        if let apple, case let uid = xValue(apple), !uid.isEmpty { return uid }
+        return "#\(index + 1)"
     }
 
     /// The IANA zone of a time: "UTC", a name, "" for a floating time; a time in a zone

@@ -9,6 +9,12 @@ public struct ImportPlan {
     var fields: [(String, Value)] = []
     /// `when` of each request: an instant, a zoned or a floating wall-clock time.
     var whens: [String] = []
+    /// Which alarm each of `whens` is (``ChimeCore/CalendarLink/alarm``): the VALARM's UID, or `#` and its place.
+    var alarms: [String] = []
+    /// The component's UID; empty when it has none.
+    public internal(set) var uid = ""
+    /// Its RECURRENCE-ID as written: an override of one occurrence of the item; empty for the item.
+    public internal(set) var recurrenceID = ""
     var rule: RepeatRule?
     /// The occurrences EXDATE leaves out, as `when` texts of the same kind as `whens`.
     public internal(set) var skipped: [String] = []
@@ -23,7 +29,7 @@ public struct ImportPlan {
     /// `when` with text options, nil when none is to come, ``ImportRefusal/refused(_:)``
     /// with chimed's sentence when it cannot read them. Any other error it throws is passed on.
     public func requests(firstFire: (_ when: String, _ options: [(String, String)]) throws -> Int64?)
-        throws -> [(request: [(String, Value)], next: Int64)] {
+        throws -> [(request: [(String, Value)], next: Int64, alarm: String)] {
         // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
         var options: [(String, String)] = fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
         // A rule a unit and a count say is asked for so (it lists as "every 3 days"); any
@@ -37,15 +43,15 @@ public struct ImportPlan {
             }
         }
         // Every alarm is read before any is scheduled; one that has passed is over.
-        var upcoming: [(when: String, next: Int64)] = []
-        for when in whens {
-            if let next = try firstFire(when, options) { upcoming.append((when, next)) }
+        var upcoming: [(when: String, next: Int64, alarm: String)] = []
+        for (index, when) in whens.enumerated() {
+            if let next = try firstFire(when, options) { upcoming.append((when, next, index < alarms.count ? alarms[index] : "")) }
         }
         guard !upcoming.isEmpty else { throw ImportRefusal.skipped(localized("its time is past")) }
         let scheduling = options.filter { $0.0 != "calendar" }.map { key, text in
             (key, key == "every" ? Value.uint32(UInt32(text) ?? 1) : .string(text))
         }
-        return upcoming.map { ([("when", .string($0.when))] + fields + scheduling, $0.next) }
+        return upcoming.map { ([("when", .string($0.when))] + fields + scheduling, $0.next, $0.alarm) }
     }
 }
 
@@ -90,6 +96,10 @@ public struct ImportComponent {
 /// iCalendar text in and out, as chimed's ImportICalendar and ExportICalendar read and
 /// write it for any bus caller, chime import and chime export among them.
 public enum CalendarText {
+    /// The end of the UID a notification of Chime's own is exported with (`ID@chime`):
+    /// imported again, it is that notification.
+    public static let ownUIDSuffix = "@chime"
+
     /// Opens libical if it is not open yet; nil once it is, else the sentence that says why not.
     public static func loadFailure() -> String? { ICalendar.loadFailure() }
 

@@ -60,7 +60,7 @@ final class FirstFire {
 /// The Schedule requests a component asks for, each as a dictionary of its keys; throws the
 /// component's refusal.
 func requests(_ component: ImportComponent, _ firstFire: FirstFire = FirstFire()) throws -> [[String: Value]] {
-    try component.plan.get().requests(firstFire: firstFire.answer).map { request, _ in
+    try component.plan.get().requests(firstFire: firstFire.answer).map { request, _, _ in
         Dictionary(request, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -74,9 +74,9 @@ struct ICalendarBusTests {
         let result = try dbusSend(session, "ImportICalendarPart", "string:" + text, "array:uint32:" + given.map(String.init).joined(separator: ","))
         #expect(result.status == 0, "\(result)")
         let arrays = result.stdout.components(separatedBy: "array [").dropFirst().map { strings(in: $0) }
-        #expect(arrays.count == 3, "\(result)")
-        guard arrays.count == 3 else { return }
-        #expect(arrays[0].count == 1 && arrays[1].count == 5 && arrays[2].count == 1, "\(result)")
+        #expect(arrays.count == 4, "\(result)")
+        guard arrays.count == 4 else { return }
+        #expect(arrays[0].count == 1 && arrays[1].count == 5 && arrays[2].count == 1 && arrays[3].isEmpty, "\(result)")
         #expect(arrays[2].first?.contains("UID past@example.org, line 1045)") == true, "past is skipped: \(result)")
         for (uid, line) in [("byday", 1010), ("nostart", 1017), ("zone", 1022), ("badbadge", 1028), ("garbage", 1051)] {
             #expect(arrays[1].filter { $0.contains("UID \(uid)@example.org, line \(line))") }.count == 1, "\(uid): \(result)")

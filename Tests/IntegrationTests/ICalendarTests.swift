@@ -175,10 +175,10 @@ struct ICalendarTests {
         let impostor = try session.spawn(Self.impostor)
         defer { impostor.stop() }
         try session.waitForName("io.github.chime.Chime")
-        let added = try session.run(Self.addImportICalendarPart + ["asasas", """
+        let added = try session.run(Self.addImportICalendarPart + ["asasasas", """
                                      self.parts = getattr(self, 'parts', 0) + 1
                                      if self.parts == 2: raise dbus.exceptions.DBusException('lines: 9 given for 8 VEVENT and VTODO components.', name='org.freedesktop.DBus.Error.InvalidArgs')
-                                     ret = (['part%d' % self.parts], [], [])
+                                     ret = (['part%d' % self.parts], [], [], [])
                                      """])
         #expect(added.status == 0, "\(added)")
         let events = (0..<200).map { "BEGIN:VEVENT\nUID:\($0)@example.org\nSUMMARY:\(String(repeating: "x", count: 100))\nDTSTART:20300401T100000Z\nEND:VEVENT\n" }
@@ -309,6 +309,29 @@ struct ICalendarTests {
         for (old, new) in zip(comparable(before), comparable(after)) {
             #expect(old == new, "\(old)\nbecame\n\(new)")
         }
+    }
+
+    /// A file imported again is the same reminders, updated in place under their ids, and
+    /// chime says so; the README's `chime export ID | chime import -` updates its reminder.
+    @Test func aFileImportedAgainUpdatesItsRemindersInPlaceAndSaysSo() throws {
+        let session = try TestSession()
+        let first = try session.run(["chime", "import", sample("thunderbird")])
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first)")
+        let before = try session.listedJSON()
+
+        let again = try session.run(["chime", "import", sample("thunderbird")])
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stderr == "chime: \(before.count) updated in place, 0 new.\n", "\(again)")
+        #expect(ids(again) == ids(first))
+        #expect(try session.listedJSON().count == before.count, "a second copy of each")
+
+        let dentist = try session.add("Dentist", "--at", "2030-03-14 10:00")
+        let exported = try session.run(["chime", "export", dentist])
+        let round = try session.run(["chime", "import", "-", "--json"], stdin: exported.stdout)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(round.stdout.utf8)) as? [[String: Any]], "\(round)")
+        #expect(objects.count == 1 && objects.first?["id"] as? String == dentist && objects.first?["updated"] as? Bool == true, "\(round)")
+        #expect(round.stderr == "chime: 1 updated in place, 0 new.\n", "\(round)")
+        #expect(try session.listedJSON().count == before.count + 1)
     }
 
     /// libical, ICU and libstdc++ cost every command some 3 ms at start-up: only import and

@@ -385,6 +385,9 @@ struct Row {
     let columns: Columns
     let values: [SQLiteValue]
 
+    /// Whether the row has a column `name` (a table from an older schema may not).
+    func has(_ name: String) -> Bool { columns.index(of: name) != nil }
+
     /// The column `name` as `T`; throws when there is no such column or it holds no `T`
     /// (a damaged page can read as anything).
     subscript<T: SQLiteConvertible>(_ name: String) -> T {

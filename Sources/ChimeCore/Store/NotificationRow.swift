@@ -30,6 +30,11 @@ extension Store {
         notification.fireCount = try row["fireCount"]
         notification.state = ScheduledNotification.State(rawValue: try row["state"]) ?? .done
         notification.presence = (try row["placePresence"] as String?).flatMap(Presence.init(rawValue:))
+        // A backup from before v11 (read as it is, in a recovery) has no link columns.
+        if row.has("linkUID"), let uid: String = try row["linkUID"] {
+            notification.link = CalendarLink(uid: uid, recurrence: try row["linkRecurrence"] ?? "", alarm: try row["linkAlarm"] ?? "",
+                                             source: try row["linkSource"] ?? "")
+        }
         return notification
     }
 }

@@ -37,6 +37,9 @@ public struct ScheduledNotification: Equatable, Sendable {
     /// For a place trigger: whether the user was last known inside or outside it; nil
     /// before anything is known. Kept so that a restart does not fire again.
     public var presence: Presence?
+    /// For one made from a calendar: the item and alarm it stands for, so that the item
+    /// read again changes it rather than adding another.
+    public var link: CalendarLink?
 
     /// A notification not fired yet: scheduled when it has a next fire time, else done.
     public init(id: String, alert: Alert, rule: FireRule, lateLimit: TimeInterval?, created: Date, nextIndex: Int, nextFire: Date?) {
@@ -51,8 +54,33 @@ public struct ScheduledNotification: Equatable, Sendable {
         self.origin = nil
         self.completed = nil
         self.presence = nil
+        self.link = nil
         self.fireCount = 0
         // A place has no due time: it waits for its crossing.
         self.state = nextFire == nil && rule.trigger.place == nil ? .done : .scheduled
+    }
+}
+
+/// Where a notification made from a calendar item came from (RFC 5545 3.8.4.7 UID, 3.8.4.4
+/// RECURRENCE-ID): the item, which occurrence of it, which of its alarms, and the source
+/// read. An item read again is the same item wherever it is read from: the UID says so.
+public struct CalendarLink: Hashable, Sendable {
+    /// The item's UID.
+    public var uid: String
+    /// Its RECURRENCE-ID as written (an override of one occurrence); empty for the item itself.
+    public var recurrence: String
+    /// Which alarm: the VALARM's own UID where it has one, else `#` and its place among the
+    /// item's alarms from 1; empty for an item without alarms, which fires at its start.
+    public var alarm: String
+    /// The file or folder it was read from; empty for standard input.
+    public var source: String
+
+    public init(uid: String, recurrence: String = "", alarm: String = "", source: String = "") {
+        (self.uid, self.recurrence, self.alarm, self.source) = (uid, recurrence, alarm, source)
+    }
+
+    /// The same item, occurrence and alarm, wherever it was read from.
+    public func isSameAlarm(as other: CalendarLink) -> Bool {
+        (uid, recurrence, alarm) == (other.uid, other.recurrence, other.alarm)
     }
 }

@@ -17,8 +17,8 @@ extension Store {
         try transaction.db.cachedStatement(sql: """
             INSERT OR IGNORE INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
                 repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin, place,
-                placePresence, rrule, skipped)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                placePresence, rrule, skipped, linkUID, linkRecurrence, linkAlarm, linkSource)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
                 trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
@@ -27,6 +27,7 @@ extension Store {
                 notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
                 notification.origin, try trigger.place.map { try encoder.encode($0) }, notification.presence?.rawValue,
                 notification.rule.recurrence?.rrule(), Self.skippedText(notification.rule.skipped),
+                notification.link?.uid, notification.link?.recurrence, notification.link?.alarm, notification.link?.source,
             ])
         // The primary key refuses a taken id; the caller draws another.
         guard transaction.db.changesCount > 0 else { return false }
@@ -204,6 +205,15 @@ extension Store {
         try read { db in
             let select = try db.cachedStatement(sql: "SELECT * FROM notification WHERE id = ?")
             return try ids.compactMap { id in try Row.fetchOne(select, arguments: [id]).map(decode) }
+        }
+    }
+
+    /// The notifications, scheduled or done, made from the calendar items with these UIDs.
+    public func linked(uids: Set<String>) throws(StoreError) -> [ScheduledNotification] {
+        try read { db in
+            try uids.sorted().flatMap { uid in
+                try Row.fetchAll(db, sql: "SELECT * FROM notification WHERE linkUID = ?", arguments: [uid]).map(decode)
+            }
         }
     }
 

@@ -211,6 +211,18 @@ extension Store {
                 );
                 """)
         }
+        registerMigration("v11: calendar links") { db in
+            // What a notification made from a calendar item stands for (``CalendarLink``): an
+            // item imported again updates it in place. Added columns only: older rows are
+            // Chime's own and read them as NULL.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN linkUID TEXT;
+                ALTER TABLE notification ADD COLUMN linkRecurrence TEXT;
+                ALTER TABLE notification ADD COLUMN linkAlarm TEXT;
+                ALTER TABLE notification ADD COLUMN linkSource TEXT;
+                CREATE INDEX notification_linkUID ON notification(linkUID) WHERE linkUID IS NOT NULL;
+                """)
+        }
         return migrations
     }
 }

@@ -10,26 +10,37 @@ import ICS
 /// asked does not pay for it.
 extension MethodTable {
     func importICalendar(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
-        try importCalendar(call.string(0), lines: [], responder) { ids, refused, skipped in
+        try importCalendar(call.string(0), lines: [], responder) { imported in
             // Only a text without components gets no id and no sentence.
-            let none = ids.isEmpty && refused.isEmpty && skipped.isEmpty ? ["text: it has no VEVENT or VTODO to import."] : []
-            return [.stringArray(ids), .stringArray(refused + skipped + none)]
+            let sentences = imported.refused + imported.skipped
+            let none = imported.ids.isEmpty && sentences.isEmpty ? ["text: it has no VEVENT or VTODO to import."] : []
+            return [.stringArray(imported.ids), .stringArray(sentences + none)]
         }
     }
 
     func importICalendarPart(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
         let lines = call.arguments[1].arrayElements?.compactMap(\.integerValue) ?? []
         guard lines.allSatisfy({ $0 >= 1 }) else { throw .invalidArgs("lines: a line is counted from 1.") }
-        try importCalendar(call.string(0), lines: lines.map { Int($0) }, responder) { ids, refused, skipped in
-            [.stringArray(ids), .stringArray(refused), .stringArray(skipped)]
+        try importCalendar(call.string(0), lines: lines.map { Int($0) }, responder) { imported in
+            [.stringArray(imported.ids), .stringArray(imported.refused), .stringArray(imported.skipped), .stringArray(imported.updated)]
         }
     }
 
+    /// What an import did: the ids scheduled (new and updated, in the order of the text),
+    /// those of them that were there already, and the sentences of components refused and skipped.
+    struct Imported {
+        var ids: [String] = []
+        var updated: [String] = []
+        var refused: [String] = []
+        var skipped: [String] = []
+    }
+
     /// Schedules the components of `text`, each whole or not at all, in one transaction;
-    /// `answer` makes the reply from the ids and the sentences of components refused and skipped.
-    private func importCalendar(
-        _ text: String, lines: [Int], _ responder: Responder, answer: @escaping ([String], [String], [String]) -> [Value]
-    ) throws(DBusError) {
+    /// `answer` makes the reply. An item Chime has already (the same UID, occurrence and
+    /// alarm; for one chime export wrote, the notification its UID names) is updated in
+    /// place under its id, and one completed in Chime stays completed.
+    private func importCalendar(_ text: String, lines: [Int], _ responder: Responder, answer: @escaping (Imported) -> [Value])
+        throws(DBusError) {
         try Self.openLibical()
         guard let components = CalendarText.components(of: text, lines: lines) else {
             throw .invalidArgs("text: not iCalendar: " + CalendarText.whyNotCalendar(text))
@@ -38,7 +49,10 @@ extension MethodTable {
             throw .invalidArgs("lines: \(lines.count) given for \(components.count) VEVENT and VTODO components.")
         }
         let instant = now(), zone = Zone.current
-        var notifications: [ScheduledNotification] = [], refused: [String] = [], skipped: [String] = []
+        var known = try KnownItems(store: store, commits: commits, uids: Set(components.compactMap { try? $0.plan.get().uid }))
+        var imported = Imported()
+        // Each notification made, in order: a new one (by its place in `new`) or one updated (by id).
+        var order: [Either] = [], new: [ScheduledNotification] = [], updated: [ScheduledNotification] = []
         // Every alarm of a component is decoded and checked before any is kept: a component
         // is stored whole, in the one transaction below, or not at all.
         for component in components {
@@ -47,32 +61,65 @@ extension MethodTable {
                 let requests = try plan.requests { when, options in
                     try Self.firstFire(when, options, now: instant, zone: zone)
                 }
-                notifications += try requests.map { request, _ throws(DBusError) in
+                let made = try requests.map { request, _, alarm throws(DBusError) in
                     var notification = try scheduledNotification(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
                     Self.skip(plan.skipped, of: &notification, now: instant, zone: zone)
+                    if !plan.uid.isEmpty { notification.link = CalendarLink(uid: plan.uid, recurrence: plan.recurrenceID, alarm: alarm) }
                     return notification
+                }
+                var completed = 0
+                for var notification in made {
+                    switch known.match(notification) {
+                    case .new:
+                        order.append(.new(new.count))
+                        new.append(notification)
+                    case .existing(let old):
+                        notification.adopt(old)
+                        order.append(.updated(notification.id))
+                        updated.append(notification)
+                    case .completed:
+                        completed += 1
+                    }
+                }
+                if completed == made.count {
+                    imported.skipped.append(ImportRefusal.skipped("it was completed in Chime").sentence(component.label))
                 }
             } catch let refusal as ImportRefusal {
                 switch refusal {
-                case .skipped: skipped.append(refusal.sentence(component.label))
-                case .refused: refused.append(refusal.sentence(component.label))
+                case .skipped: imported.skipped.append(refusal.sentence(component.label))
+                case .refused: imported.refused.append(refusal.sentence(component.label))
                 }
             } catch let error as DBusError {
-                refused.append(ImportRefusal.refused(error.message).sentence(component.label))
+                imported.refused.append(ImportRefusal.refused(error.message).sentence(component.label))
             } catch {
-                refused.append(ImportRefusal.refused("\(error)").sentence(component.label))
+                imported.refused.append(ImportRefusal.refused("\(error)").sentence(component.label))
             }
         }
-        guard !notifications.isEmpty else { return responder.reply(answer([], refused, skipped)) }
-        schedule.add(notifications) { [unowned self] result in
+        guard !new.isEmpty || !updated.isEmpty else { return responder.reply(answer(imported)) }
+        schedule.merge(new: new, updated: updated, detail: "Read again from a calendar.", at: instant) { [unowned self] result in
             switch result {
-            case .success(let notifications):
-                self.logger.info("Imported \(notifications.count) from iCalendar, \(refused.count + skipped.count) components not.")
-                responder.reply(answer(notifications.map(\.id), refused, skipped))
+            case .success(let stored):
+                let written = Set(stored.updated.map(\.id))
+                for entry in order {
+                    switch entry {
+                    case .new(let index): imported.ids.append(stored.new[index].id)
+                    // One that went (cancelled, say) while this was staged is not updated.
+                    case .updated(let id) where written.contains(id): imported.ids.append(id); imported.updated.append(id)
+                    case .updated: break
+                    }
+                }
+                let left = imported.refused.count + imported.skipped.count
+                self.logger.info("Imported \(stored.new.count) new and \(stored.updated.count) updated from iCalendar, \(left) components not.")
+                responder.reply(answer(imported))
             case .failure(let error):
                 responder.fail(.refused("Nothing imported", error))
             }
         }
+    }
+
+    private enum Either {
+        case new(Int)
+        case updated(String)
     }
 
     func exportICalendar(_ call: MethodCall) throws(DBusError) -> [Value] {
@@ -155,5 +202,51 @@ extension MethodTable {
             id: NotificationID.random(), alert: alert, rule: rule, lateLimit: fields.lateLimit, created: instant,
             nextIndex: start?.index ?? 0, nextFire: start?.date
         )
+    }
+}
+
+/// The notifications an import may be reading again: those made from items with its UIDs,
+/// and Chime's own that chime export wrote (UID `ID@chime`). Each matches one alarm at most.
+struct KnownItems {
+    enum Match {
+        /// Nothing has its UID, occurrence and alarm.
+        case new
+        /// This one: the import updates it.
+        case existing(ScheduledNotification)
+        /// It was completed in Chime, and stays so.
+        case completed
+    }
+
+    private var linked: [String: [ScheduledNotification]]
+    private var taken: Set<String> = []
+
+    init(store: Store, commits: CommitQueue, uids: Set<String>) throws(DBusError) {
+        let rows = try commits.read { () throws(StoreError) in try store.linked(uids: uids) }
+        linked = Dictionary(grouping: rows) { $0.link?.uid ?? "" }
+        for uid in uids where uid.hasSuffix(CalendarText.ownUIDSuffix) && linked[uid] == nil {
+            let id = String(uid.dropLast(CalendarText.ownUIDSuffix.count))
+            if let own = try commits.read({ () throws(StoreError) in try store.notification(id: id) }), own.link == nil {
+                linked[uid] = [own]
+            }
+        }
+    }
+
+    /// What `notification`, made from a calendar item, stands for here.
+    mutating func match(_ notification: ScheduledNotification) -> Match {
+        guard let link = notification.link, let candidates = linked[link.uid] else { return .new }
+        // One of Chime's own has no link: the UID alone names it.
+        guard let found = candidates.first(where: { !taken.contains($0.id) && ($0.link?.isSameAlarm(as: link) ?? true) }) else {
+            return .new
+        }
+        taken.insert(found.id)
+        return found.completed == nil ? .existing(found) : .completed
+    }
+}
+
+extension ScheduledNotification {
+    /// Takes over what the notification it updates has lived through: its id, when it was
+    /// made, its firings and the lineage it belongs to.
+    mutating func adopt(_ old: ScheduledNotification) {
+        (id, created, lastFired, fireCount, origin) = (old.id, old.created, old.lastFired, old.fireCount, old.origin)
     }
 }

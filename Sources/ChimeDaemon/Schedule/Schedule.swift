@@ -198,6 +198,27 @@ final class Schedule {
         })
     }
 
+    /// Adds `new` and writes each of `updated` over the notification of its id, scheduled
+    /// or done, with an `edited` event saying `detail`: all or none, in one transaction (a
+    /// calendar read again). `done` hears them as stored, the new ones under their ids.
+    func merge(new: [ScheduledNotification], updated: [ScheduledNotification], detail: String, at instant: Date,
+               done: @escaping (Result<(new: [ScheduledNotification], updated: [ScheduledNotification]), StoreError>) -> Void) {
+        var stored = new
+        var written: [ScheduledNotification] = []
+        commits.stage({ [unowned self] db in
+            for notification in updated {
+                if try self.store.replace(notification, detail: detail, at: instant, anyState: true, in: db) { written.append(notification) }
+            }
+            for index in stored.indices { try self.insert(&stored[index], in: db) }
+        }, done: { [unowned self] result in
+            if case .success = result {
+                self.untrack(ids: written.map(\.id))
+                for notification in written + stored { self.track(notification) }
+            }
+            done(result.map { (stored, written) })
+        })
+    }
+
     /// Writes the occurrences `notification` skips and its next one.
     func skip(_ notification: ScheduledNotification, done: @escaping (Result<Void, StoreError>) -> Void) {
         commits.stage({ [store] db in

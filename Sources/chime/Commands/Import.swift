@@ -15,12 +15,18 @@ struct Import: ParsableCommand {
             DTSTART, or to DTEND with RELATED=END, or absolute); each VTODO at DUE or its \
             VALARMs. SUMMARY is the title, DESCRIPTION the body. A DTSTART in UTC is an \
             instant, one with a TZID a wall-clock time in that zone, a floating one follows \
-            the system zone. An RRULE of FREQ and INTERVAL becomes --repeat and --every; \
-            other rules, RDATE and EXDATE are refused. X-CHIME-* properties (as chime export \
-            writes them) give the fields iCalendar has no property for.
+            the system zone. An RRULE of FREQ and INTERVAL becomes --repeat and --every, \
+            any other is read as --rrule reads it; EXDATE skips occurrences; RDATE is \
+            refused. X-CHIME-* properties (as chime export writes them) give the fields \
+            iCalendar has no property for.
+
+            An item imported before (the same UID, RECURRENCE-ID and alarm, or one chime \
+            export wrote) is updated in place and keeps its id; one completed since stays \
+            completed. Importing a file again says how many were updated.
 
             Prints, per notification scheduled, its id, its next time, its repeat and its \
-            title (--json: an array of {"id", "nextFire", "nextFireLocal", "title"}). A component that cannot be imported gets one sentence on stderr and \
+            title (--json: an array of {"id", "nextFire", "nextFireLocal", "title", \
+            "updated"}). A component that cannot be imported gets one sentence on stderr and \
             nothing of it is scheduled; the others are imported. Past one-time events and \
             cancelled or completed ones are skipped with a note; a repeating event that \
             began in the past starts at its next time. FILE - reads standard input.
@@ -40,7 +46,7 @@ struct Import: ParsableCommand {
     @ArgumentParser.Argument(help: "The .ics file, or - for standard input.")
     var file: String
 
-    @Flag(help: "Print JSON, an array of {\"id\", \"nextFire\", \"nextFireLocal\", \"title\"}, one per notification scheduled.")
+    @Flag(help: "Print JSON, an array of {\"id\", \"nextFire\", \"nextFireLocal\", \"title\", \"updated\"}, one per notification scheduled.")
     var json = false
 
     func run() throws {
@@ -51,7 +57,7 @@ struct Import: ParsableCommand {
         let cut = CalendarParts(text.utf8.contains(0) ? String(text.unicodeScalars.filter { $0 != "\0" }) : text)
         guard cut.isCalendar else { throw notICalendar(text) }
         let client = try ChimedClient.connectOrFail()
-        var refused = 0, answered = false
+        var refused = 0, answered = false, new = 0, updated = 0
         var scheduled: [JSONText] = []
         for oversized in cut.oversized {
             refused += 1
@@ -79,15 +85,20 @@ struct Import: ParsableCommand {
                 throw client.failure(error, calling: Scheduler1.importICalendarPart)
             }
             let lists = reply.map { ($0.arrayElements ?? []).compactMap(\.stringValue) }
-            guard lists.count == 3 else { throw fail(localized("chimed answered %1$s with something other than its interface says.", "ImportICalendarPart"), ExitStatus.failure) }
+            guard lists.count == 4 else { throw fail(localized("chimed answered %1$s with something other than its interface says.", "ImportICalendarPart"), ExitStatus.failure) }
+            let again = Set(lists[3])
             for id in lists[0] {
-                if json { scheduled.append(client.importJSON(id)) } else { print(client.importEcho(id)) }
+                if json { scheduled.append(client.importJSON(id, updated: again.contains(id))) } else { print(client.importEcho(id)) }
             }
+            updated += again.count
+            new += lists[0].count - again.count
             for sentence in lists[1] + lists[2] { writeError(sentence) }
             refused += lists[1].count
             answered = answered || lists.contains { !$0.isEmpty }
         }
         if json { print(JSONText.array(scheduled).rendered()) }
+        // Read again: what was there is said, so a second import is not taken for a copy.
+        if updated > 0 { writeError(localized("%1$d updated in place, %2$d new.", updated, new)) }
         if !answered && cut.oversized.isEmpty { writeError(localized("'%1$s' has no VEVENT or VTODO to import.", file)) }
         if refused > 0 { throw ExitStatus.failure }
     }
@@ -135,8 +146,8 @@ extension ChimedClient {
         ].joined(separator: "  ")
     }
 
-    /// The same as JSON: `{"id", "nextFire", "nextFireLocal", "title"}`.
-    func importJSON(_ id: String) -> JSONText {
+    /// The same as JSON: `{"id", "nextFire", "nextFireLocal", "title", "updated"}`.
+    func importJSON(_ id: String, updated: Bool) -> JSONText {
         let fields = HumanText.fields(described(id) ?? [])
         var object: [(String, JSONText)] = [("id", .string(id))]
         if let next = fields[.nextFire]?.integerValue {
@@ -144,6 +155,7 @@ extension ChimedClient {
             object.append((NotificationKey.nextFireLocal.rawValue, .string(HumanText.isoTime(next))))
         }
         if let title = fields[.title]?.stringValue { object.append((NotificationKey.title.rawValue, .string(title))) }
+        object.append(("updated", .bool(updated)))
         return .object(object)
     }
 }

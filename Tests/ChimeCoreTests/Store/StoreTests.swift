@@ -90,6 +90,21 @@ struct StoreTests {
         #expect(try store.history(limit: 10) == [entry, press])
     }
 
+    /// A calendar item's link is kept with its notification and found by its UID; Chime's
+    /// own have none.
+    @Test func aCalendarLinkIsKeptAndFoundByItsUID() throws {
+        let directory = Directory()
+        let store = try Store(directory: directory.url)
+        var linked = try notification("a", title: "Dentist")
+        linked.link = CalendarLink(uid: "42@example.org", recurrence: "20300101T100000Z", alarm: "#2", source: "/home/u/cal.ics")
+        let own = try notification("b", title: "Own")
+        let inserted = try store.write { db in [try store.insert(linked, in: db), try store.insert(own, in: db)] }
+        #expect(inserted == [true, true])
+        #expect(try store.notification(id: "a") == linked)
+        #expect(try store.notification(id: "b")?.link == nil)
+        #expect(try store.linked(uids: ["42@example.org", "nobody"]) == [linked])
+    }
+
     @Test func cancellingRecordsTitlesAndABulkCancelIsOneRow() throws {
         let directory = Directory()
         let store = try Store(directory: directory.url)
