@@ -311,6 +311,26 @@ struct ICalendarTests {
         }
     }
 
+    /// Whatever its size, a file with a byte-order mark and CR, CRLF or LF line ends imports
+    /// the same, and the sentence of a bad component names its line.
+    @Test(arguments: ["\r", "\r\n", "\n"])
+    func aByteOrderMarkAndAnyLineEndImportAtAnySize(lineEnd: String) throws {
+        let session = try TestSession()
+        for count in [3, 400] {
+            let events = (0..<count).map { n in
+                ["BEGIN:VEVENT", "UID:\(count)-\(n)@example.org", "SUMMARY:Event \(n) " + String(repeating: "x", count: 100),
+                 n == 1 ? "DTSTART:2030XX" : "DTSTART:20300401T100000Z", "END:VEVENT"]
+            }
+            let lines = ["BEGIN:VCALENDAR", "VERSION:2.0"] + events.flatMap { $0 } + ["END:VCALENDAR"]
+            let file = session.directory.appendingPathComponent("bom-\(count).ics")
+            try ("\u{FEFF}" + lines.joined(separator: lineEnd) + lineEnd).write(to: file, atomically: true, encoding: .utf8)
+            let result = try session.run(["chime", "import", file.path])
+            #expect(result.status == 1 && ids(result).count == count - 1, "\(count): \(result.stderr)")
+            // The bad one, the second event, begins on line 3 + 5.
+            #expect(result.stderr.contains("UID \(count)-1@example.org, line 8)"), "\(count): \(result.stderr)")
+        }
+    }
+
     /// A file imported again is the same reminders, updated in place under their ids, and
     /// chime says so; the README's `chime export ID | chime import -` updates its reminder.
     @Test func aFileImportedAgainUpdatesItsRemindersInPlaceAndSaysSo() throws {

@@ -2,6 +2,8 @@ import ChimeAPI
 
 /// An iCalendar file cut, at component boundaries, into texts that chimed takes in one
 /// `ImportICalendarPart` call each: one D-Bus string holds at most ``Limits/stringBytes``.
+/// Every file is read so, whatever its size: a byte-order mark, CRLF, LF or CR line ends,
+/// a missing or a stray END mean the same in a file of 1 KiB and one of 1 MiB.
 ///
 /// chime reads no iCalendar itself (chimed does, with libical). It only finds where each
 /// calendar's VEVENTs and VTODOs begin and end, and which VTIMEZONEs they name, so that
@@ -24,15 +26,10 @@ struct CalendarParts {
 
     private(set) var parts: [Part] = []
     private(set) var oversized: [Oversized] = []
-    /// False when a file too large for one text has no calendar at all (a small file is
-    /// chimed's to judge).
+    /// False when the file has no calendar at all.
     private(set) var isCalendar = true
 
     init(_ text: String, limit: Int = Limits.stringBytes) {
-        guard text.utf8.count > limit else {
-            parts = [Part(text: text, lines: [])]
-            return
-        }
         let calendars = Self.calendars(Self.unfolded(text))
         isCalendar = !calendars.isEmpty
         for calendar in calendars { cut(calendar, limit: limit) }
@@ -61,10 +58,24 @@ struct CalendarParts {
 
     private static func unfolded(_ text: String) -> [Line] {
         var lines: [Line] = []
-        // By bytes: a String's "\r\n" is one Character, which "\n" does not match.
-        for (index, bytes) in text.utf8.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
-            let physical = Substring(bytes)
-            let content = physical.hasSuffix("\r") ? physical.dropLast() : physical
+        // By bytes: a String's "\r\n" is one Character, which "\n" does not match. A line
+        // ends at CRLF (RFC 5545 3.1), LF or a lone CR (old Mac exports), as an editor
+        // counts them; a UTF-8 byte-order mark before the first is no part of it.
+        let bytes = Array(text.utf8)
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var physicalLines: [Substring] = []
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == 10 || bytes[index] == 13 {
+                physicalLines.append(Substring(decoding: bytes[start..<index], as: UTF8.self))
+                index += bytes[index] == 13 && index + 1 < bytes.count && bytes[index + 1] == 10 ? 2 : 1
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        if start < bytes.count { physicalLines.append(Substring(decoding: bytes[start...], as: UTF8.self)) }
+        for (index, content) in physicalLines.enumerated() {
             if let first = content.first, first == " " || first == "\t", !lines.isEmpty {
                 lines[lines.count - 1].text += content.dropFirst()
             } else if !content.isEmpty {

@@ -106,7 +106,7 @@ struct Import: ParsableCommand {
     /// Says which line that frames a calendar `text` lacks, as chimed does: a file whose
     /// END:VCALENDAR is missing was cut short, and has its BEGIN.
     private func notICalendar(_ text: String) -> ExitCode {
-        let lines = Set(text.split(whereSeparator: \.isNewline).map { String($0.filter { !$0.isWhitespace }).uppercased() })
+        let lines = Set(text.split(whereSeparator: \.isNewline).map { String($0.filter { !$0.isWhitespace && $0 != "\u{FEFF}" }).uppercased() })
         if !lines.contains("BEGIN:VCALENDAR") {
             return fail(localized("'%1$s' is not an iCalendar file: it has no BEGIN:VCALENDAR.", file), ExitCode(65))
         }

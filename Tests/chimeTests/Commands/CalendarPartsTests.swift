@@ -20,12 +20,31 @@ struct CalendarPartsTests {
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { $0.element == "BEGIN:VEVENT" ? $0.offset + 1 : nil }
     }
 
-    @Test func aFileThatFitsIsSentWholeForChimedToJudge() {
-        for text in ["BEGIN:VCALENDAR\n" + Self.event(1) + "END:VCALENDAR\n", "Just some notes", ""] {
-            let cut = CalendarParts(text)
-            #expect(cut.isCalendar && cut.oversized.isEmpty)
-            #expect(cut.parts == [CalendarParts.Part(text: text, lines: [])])
-        }
+    @Test func aSmallFileIsReadAsALargeOneIs() {
+        let cut = CalendarParts("BEGIN:VCALENDAR\n" + Self.event(1) + "END:VCALENDAR\n")
+        #expect(cut.isCalendar && cut.oversized.isEmpty)
+        #expect(cut.parts.map(\.lines) == [[2]])
+        #expect(cut.parts.first?.text.hasPrefix("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1@example.org\r\n") == true)
+        for text in ["Just some notes", ""] { #expect(!CalendarParts(text).isCalendar) }
+    }
+
+    /// A byte-order mark, and lines ended by CR (old Mac exports), CRLF or LF in one file:
+    /// each line counts once, as an editor counts it, in a small file as in a large one.
+    @Test(arguments: [100_000, 1024])
+    func aByteOrderMarkAndEveryKindOfLineEndAreRead(limit: Int) {
+        let events = (1...20).map { n in Self.event(n).replacingOccurrences(of: "\n", with: ["\r", "\r\n", "\n"][n % 3]) }
+        let text = "\u{FEFF}BEGIN:VCALENDAR\r" + events.joined() + "END:VCALENDAR\r\n"
+        let cut = CalendarParts(text, limit: limit)
+        #expect(cut.isCalendar && cut.oversized.isEmpty)
+        #expect(cut.parts.flatMap(\.lines) == Array(stride(from: 2, through: 2 + 19 * 9, by: 9)))
+        #expect(cut.parts.allSatisfy { !$0.text.contains("\u{FEFF}") && !$0.text.replacingOccurrences(of: "\r\n", with: "").contains("\r") })
+    }
+
+    /// Only END:VCALENDAR is missing (a file cut short after its last event): what is there is read.
+    @Test func aCalendarWithoutItsEndIsReadToTheEnd() {
+        let cut = CalendarParts("BEGIN:VCALENDAR\n" + Self.event(1) + Self.event(2))
+        #expect(cut.isCalendar)
+        #expect(cut.parts.flatMap(\.lines) == [2, 11])
     }
 
     @Test func aLargeFileIsCutAtComponentsWithTheirFileLines() throws {
