@@ -30,8 +30,9 @@ extension ICalendar {
     /// What `component` asks Chime to schedule.
     static func plan(_ component: OpaquePointer) throws(ImportRefusal) -> ImportPlan {
         // Google Calendar writes empty DESCRIPTION and LOCATION lines, which libical drops with
-        // an error but which lose nothing.
-        if let error = parseErrors(in: component).first(where: { !$0.hasPrefix("No value for") }) {
+        // an error but which lose nothing; and what libical cannot read of a property Chime
+        // does not read (RFC 9253's LINK, a RELATED-TO by UID, a bad GEO) loses nothing either.
+        if let error = parseErrors(in: component).first(where: { !$0.hasPrefix("No value for") && costsSomething($0) }) {
             throw .refused(localized("libical could not read it: %1$s", error))
         }
         // A VEVENT whose END is missing holds the ones after it, and libical reads those as
@@ -87,6 +88,32 @@ extension ICalendar {
         plan.fields = [("title", .string(title)), ("body", .string(text(icalcomponent_get_description(component)) ?? ""))]
         plan.fields += try chimeFields(component)
         return plan
+    }
+
+    /// The properties Chime reads of an item and its alarms: one libical could not read
+    /// costs the item, any other is left as it is.
+    static let propertiesRead: Set<String> = [
+        "DTSTART", "DTEND", "DUE", "DURATION", "RRULE", "RDATE", "EXDATE", "RECURRENCE-ID", "TRIGGER", "SUMMARY",
+        "DESCRIPTION", "STATUS", "UID", "ACTION",
+    ]
+
+    /// Whether libical's note (an X-LIC-ERROR) is about a property Chime reads, or about
+    /// one it cannot name: "… in TRIGGER property. …", "… for property RELATED-TO: …",
+    /// "Parse error in property name: LINK".
+    static func costsSomething(_ note: String) -> Bool {
+        let name: Substring?
+        if note.hasPrefix("Parse error in property name: ") {
+            name = note.dropFirst("Parse error in property name: ".count).prefix { $0 != " " }
+        } else if let range = note.ranges(of: " for property ").first {
+            name = note[range.upperBound...].prefix { $0 != ":" && $0 != " " }
+        } else if let range = note.ranges(of: " property. ").first ?? note.ranges(of: " property: ").first, let start = note[..<range.lowerBound].lastIndex(of: " ") {
+            name = note[note.index(after: start)..<range.lowerBound]
+        } else {
+            name = nil
+        }
+        guard let name, !name.isEmpty else { return true }
+        let upper = name.uppercased()
+        return propertiesRead.contains(upper) || upper.hasPrefix("X-CHIME-")
     }
 
     /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID, or

@@ -139,6 +139,19 @@ struct ICalendarImportTests {
         #expect(result.hasPrefix("refused: libical could not read it: ") && result.contains(property), "\(result)")
     }
 
+    /// A property Chime does not read is no reason to refuse an item, whether libical knows
+    /// it or not: RFC 9253's LINK and RELATED-TO;VALUE=UID, RFC 7986's IMAGE, a misspelt one.
+    @Test(arguments: [
+        "LINK;LINKREL=latest-version;VALUE=URI:https://example.org/e.ics", "RELATED-TO;VALUE=UID:parent@example.org",
+        "RELATED-TO;RELTYPE=SNOOZE;VALUE=UID:x", "IMAGE;VALUE=URI;DISPLAY=BADGE:https://example.org/i.png",
+        "CONFERENCE;VALUE=URI:https://example.org/call", "GEO:not;numbers", "ATTACH;FMTTYPE=text/plain;VALUE=BINARY;ENCODING=BASE64:!!!",
+        "DTSTAMP:garbage", "CLASS:SECRET-ISH", "PRIORITY:high", "X-EVOLUTION-ALARM-UID:abc", "FOO-BAR:baz",
+    ])
+    func aPropertyChimeDoesNotReadNeverRefusesTheItem(_ line: String) throws {
+        let result = outcome(try component(calendar(event("u", "Unknown", ["DTSTART:20300101T100000Z", line]))))
+        #expect(result == "scheduled", "\(result)")
+    }
+
     @Test func eachMalformedComponentIsRefusedAloneAndNamedByItsLine() throws {
         let chimed = FirstFire()
         chimed.past = ["2020-01-01T10:00:00+00:00"]
