@@ -83,6 +83,7 @@ icalproperty *icalproperty_new_description(const char * v) { FORWARD(icalpropert
 icalproperty *icalproperty_new_dtstart(struct icaltimetype v) { FORWARD(icalproperty_new_dtstart); return real(v); }
 icalproperty *icalproperty_new_exdate(struct icaltimetype v) { FORWARD(icalproperty_new_exdate); return real(v); }
 struct icaltimetype icalproperty_get_exdate(const icalproperty *prop) { FORWARD(icalproperty_get_exdate); return real(prop); }
+struct icaltimetype icalproperty_get_recurrenceid(const icalproperty *prop) { FORWARD(icalproperty_get_recurrenceid); return real(prop); }
 icalproperty *icalproperty_new_prodid(const char * v) { FORWARD(icalproperty_new_prodid); return real(v); }
 icalproperty *icalproperty_new_rrule(struct icalrecurrencetype v) { FORWARD(icalproperty_new_rrule); return real(v); }
 icalproperty *icalproperty_new_trigger(struct icaltriggertype v) { FORWARD(icalproperty_new_trigger); return real(v); }

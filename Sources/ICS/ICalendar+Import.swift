@@ -40,8 +40,22 @@ extension ICalendar {
         for (name, kind) in [("VEVENT", ICAL_VEVENT_COMPONENT), ("VTODO", ICAL_VTODO_COMPONENT)] where !children(of: component, kind).isEmpty {
             throw .refused(localized("it holds a %1$s of its own: its END is missing", name))
         }
+        var plan = ImportPlan()
+        plan.uid = text(icalcomponent_get_uid(component)) ?? ""
+        // RFC 5545 3.8.4.4: an override of one occurrence of a series (its own time, text
+        // and alarms), which that occurrence of the series gives way to.
+        if let recurrence = icalcomponent_get_first_property(component, ICAL_RECURRENCEID_PROPERTY) {
+            plan.recurrenceID = value(recurrence)
+            let replaced = icalproperty_get_recurrenceid(recurrence)
+            plan.replaces = try whenText(startOfDay(replaced), zone: replaced.is_date != 0 ? "" : try zoneName(recurrence, replaced))
+        }
         let status = icalcomponent_get_status(component)
         if status == ICAL_STATUS_CANCELLED || status == ICAL_STATUS_COMPLETED {
+            // A cancelled occurrence is one the series no longer has: nothing of its own fires.
+            if plan.replaces != nil {
+                plan.cancelled = true
+                return plan
+            }
             throw .skipped(localized("it is cancelled or completed"))
         }
         let isTask = icalcomponent_isa(component) == ICAL_VTODO_COMPONENT
@@ -49,16 +63,11 @@ extension ICalendar {
         guard let anchor = icalcomponent_get_first_property(component, anchorKind) else {
             throw .refused(isTask ? localized("it has no DUE, so no time to remind at") : localized("it has no DTSTART"))
         }
-        var plan = ImportPlan()
         // The component's getters, not the property's: they find the VTIMEZONE a TZID names
         // in the calendar (time.zone), which an Outlook zone name is read through.
         let start = startOfDay(isTask ? icalcomponent_get_due(component) : icalcomponent_get_dtstart(component))
         let end = isTask ? start : startOfDay(icalcomponent_get_dtend(component))
         let zone = try zoneName(anchor, start)
-        plan.uid = text(icalcomponent_get_uid(component)) ?? ""
-        if let recurrence = icalcomponent_get_first_property(component, ICAL_RECURRENCEID_PROPERTY) {
-            plan.recurrenceID = value(recurrence)
-        }
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
         if alarms.isEmpty { plan.whens = [try whenText(start, zone: zone)] }
         for (index, alarm) in alarms.enumerated() {

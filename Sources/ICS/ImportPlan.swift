@@ -15,6 +15,11 @@ public struct ImportPlan {
     public internal(set) var uid = ""
     /// Its RECURRENCE-ID as written: an override of one occurrence of the item; empty for the item.
     public internal(set) var recurrenceID = ""
+    /// For an override: the occurrence of the series it replaces, as a `when` text. The
+    /// series skips it, and the override fires in its place.
+    public internal(set) var replaces: String?
+    /// An override that cancels its occurrence: it asks for nothing of its own.
+    public internal(set) var cancelled = false
     var rule: RepeatRule?
     /// The occurrences EXDATE leaves out, as `when` texts of the same kind as `whens`.
     public internal(set) var skipped: [String] = []
@@ -30,6 +35,7 @@ public struct ImportPlan {
     /// with chimed's sentence when it cannot read them. Any other error it throws is passed on.
     public func requests(firstFire: (_ when: String, _ options: [(String, String)]) throws -> Int64?)
         throws -> [(request: [(String, Value)], next: Int64, alarm: String)] {
+        if cancelled { return [] }
         // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
         var options: [(String, String)] = fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
         // A rule a unit and a count say is asked for so (it lists as "every 3 days"); any

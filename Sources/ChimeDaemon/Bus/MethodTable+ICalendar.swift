@@ -53,11 +53,14 @@ extension MethodTable {
         var imported = Imported()
         // Each notification made, in order: a new one (by its place in `new`) or one updated (by id).
         var order: [Either] = [], new: [ScheduledNotification] = [], updated: [ScheduledNotification] = []
+        // The occurrences that overrides (RECURRENCE-ID) replace or cancel, by the UID of their series.
+        var overridden: [String: [String]] = [:]
         // Every alarm of a component is decoded and checked before any is kept: a component
         // is stored whole, in the one transaction below, or not at all.
         for component in components {
             do {
                 let plan = try component.plan.get()
+                if let replaced = plan.replaces, !plan.uid.isEmpty { overridden[plan.uid, default: []].append(replaced) }
                 let requests = try plan.requests { when, options in
                     try Self.firstFire(when, options, now: instant, zone: zone)
                 }
@@ -81,7 +84,7 @@ extension MethodTable {
                         completed += 1
                     }
                 }
-                if completed == made.count {
+                if !made.isEmpty, completed == made.count {
                     imported.skipped.append(ImportRefusal.skipped("it was completed in Chime").sentence(component.label))
                 }
             } catch let refusal as ImportRefusal {
@@ -93,6 +96,21 @@ extension MethodTable {
                 imported.refused.append(ImportRefusal.refused(error.message).sentence(component.label))
             } catch {
                 imported.refused.append(ImportRefusal.refused("\(error)").sentence(component.label))
+            }
+        }
+        // Each series skips the occurrences its overrides stand for, whether it is read now or
+        // was read before (then it is updated too).
+        for (uid, occurrences) in overridden {
+            let skip = { (notification: inout ScheduledNotification) in
+                guard notification.link?.uid == uid, notification.link?.recurrence == "" else { return }
+                Self.skip(occurrences, of: &notification, now: instant, zone: zone)
+            }
+            for index in new.indices { skip(&new[index]) }
+            for index in updated.indices { skip(&updated[index]) }
+            for var series in known.unmatchedSeries(of: uid) {
+                let before = series.rule.skipped
+                skip(&series)
+                if series.rule.skipped != before { updated.append(series) }
             }
         }
         guard !new.isEmpty || !updated.isEmpty else { return responder.reply(answer(imported)) }
@@ -229,6 +247,16 @@ struct KnownItems {
                 linked[uid] = [own]
             }
         }
+    }
+
+    /// The notifications of the series `uid` (no RECURRENCE-ID) still scheduled that this
+    /// import has not matched: an override read alone changes them.
+    mutating func unmatchedSeries(of uid: String) -> [ScheduledNotification] {
+        let found = (linked[uid] ?? []).filter {
+            !taken.contains($0.id) && ($0.link?.recurrence ?? "") == "" && $0.state == .scheduled && $0.completed == nil
+        }
+        taken.formUnion(found.map(\.id))
+        return found
     }
 
     /// What `notification`, made from a calendar item, stands for here.

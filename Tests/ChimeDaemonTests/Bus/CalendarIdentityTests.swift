@@ -89,6 +89,52 @@ struct CalendarIdentityTests {
         #expect(try harness.store.scheduled().map(\.id) == [id])
     }
 
+    /// The next `count` occurrences of `id`, as Unix times.
+    static func occurrences(_ harness: DaemonHarness, _ id: String, _ count: UInt32 = 4) throws -> [Int64] {
+        try harness.values("Occurrences", [.string(id), .uint32(count)]).first?.arrayElements?.compactMap(\.integerValue) ?? []
+    }
+
+    /// 1 to 5 March 2027, 10:00 UTC.
+    static let march = [1_803_895_200, 1_803_981_600, 1_804_068_000, 1_804_154_400, 1_804_240_800] as [Int64]
+
+    static let standup = event("standup@example.org", "Standup", start: "20270301T100000Z").replacingOccurrences(
+        of: "END:VEVENT", with: "RRULE:FREQ=DAILY\r\nEND:VEVENT")
+
+    /// RFC 5545 3.8.4.4: the third occurrence moved to 15:00 is its override's to ring; the
+    /// series skips it. Read again, nothing doubles.
+    @Test func anOverrideReplacesItsOccurrenceOfTheSeries() throws {
+        let harness = try DaemonHarness()
+        let moved = ["BEGIN:VEVENT", "UID:standup@example.org", "RECURRENCE-ID:20270303T100000Z", "SUMMARY:Standup, later",
+                     "DTSTART:20270303T150000Z", "END:VEVENT"].joined(separator: "\r\n")
+        let text = Self.calendar([Self.standup, moved])
+        let first = try Self.importPart(harness, text)
+        #expect(first.ids.count == 2)
+        #expect(try Self.occurrences(harness, first.ids[0]) == [Self.march[0], Self.march[1], Self.march[3], Self.march[4]])
+        #expect(try harness.store.notification(id: first.ids[1])?.nextFire == Date(timeIntervalSince1970: Double(Self.march[2] + 5 * 3600)))
+
+        let again = try Self.importPart(harness, text)
+        #expect(again.ids == first.ids && again.updated == first.ids)
+        #expect(try Self.occurrences(harness, first.ids[0]) == [Self.march[0], Self.march[1], Self.march[3], Self.march[4]])
+        #expect(try harness.store.scheduled().count == 2)
+    }
+
+    /// A cancelled occurrence is gone from the series and rings nothing of its own, read with
+    /// its series or on its own later.
+    @Test(arguments: [true, false])
+    func aCancelledOccurrenceIsSkippedByItsSeries(together: Bool) throws {
+        let harness = try DaemonHarness()
+        let cancelled = ["BEGIN:VEVENT", "UID:standup@example.org", "RECURRENCE-ID:20270302T100000Z", "SUMMARY:Standup",
+                         "DTSTART:20270302T100000Z", "STATUS:CANCELLED", "END:VEVENT"].joined(separator: "\r\n")
+        var ids = try Self.importPart(harness, Self.calendar(together ? [Self.standup, cancelled] : [Self.standup])).ids
+        if !together {
+            let alone = try Self.importPart(harness, Self.calendar([cancelled]))
+            #expect(alone.ids.isEmpty && alone.skipped.isEmpty, "a cancelled occurrence is no news: \(alone)")
+        }
+        #expect(ids.count == 1)
+        ids = try harness.store.scheduled().map(\.id)
+        #expect(try Self.occurrences(harness, ids[0]) == [Self.march[0], Self.march[2], Self.march[3], Self.march[4]])
+    }
+
     @Test func itemsWithoutAUIDAreNewEachTime() throws {
         let harness = try DaemonHarness()
         let text = Self.calendar([Self.event(nil, "Anonymous", start: "20270301T090000Z")])
