@@ -72,6 +72,10 @@ public struct WhenParser: Sendable {
 
     /// The zone `name` names, found case-insensitively (`europe/paris`), with its usual spelling.
     static func zone(named name: String) -> (String, Zone)? {
+        // Spelled as the zone's file is, the usual case: the list of every zone (tzdata.zi,
+        // some 600 names) is read only to match another spelling. Read for each zoned time,
+        // it was most of the time a 5,000-event import took.
+        if let zone = Zone(identifier: name) { return (name, zone) }
         let known = Zone.knownIdentifiers
         let spelled = known.contains(name) ? name : known.first { $0.lowercased() == name.lowercased() } ?? name
         guard !spelled.isEmpty, let zone = Zone(identifier: spelled) else { return nil }

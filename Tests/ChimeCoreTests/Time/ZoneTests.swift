@@ -90,6 +90,25 @@ struct ZoneTests {
         #expect(Zone(identifier: "Truncated", in: folder.path) == nil)
     }
 
+    /// A zone is parsed once while its file stays, and read again once a tzdata update
+    /// replaces the file (atomically, as dpkg does) or rewrites it.
+    @Test func aZoneFileReplacedIsReadAgain() throws {
+        let berlin = try #require(FileManager.default.contents(atPath: "/usr/share/zoneinfo/Europe/Berlin"))
+        let tokyo = try #require(FileManager.default.contents(atPath: "/usr/share/zoneinfo/Asia/Tokyo"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ZoneTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Here")
+        let july = 1_782_864_000
+        try berlin.write(to: file)
+        #expect(Zone(identifier: "Here", in: folder.path)?.secondsFromGMT(at: july) == 7200)
+        #expect(Zone(identifier: "Here", in: folder.path)?.secondsFromGMT(at: july) == 7200)
+        try tokyo.write(to: file, options: .atomic)
+        #expect(Zone(identifier: "Here", in: folder.path)?.secondsFromGMT(at: july) == 32400)
+        try FileManager.default.removeItem(at: file)
+        #expect(Zone(identifier: "Here", in: folder.path) == nil, "a zone whose file is gone is no zone")
+    }
+
     @Test func equalityIsByIdentifier() throws {
         #expect(try zone("UTC") == Zone.utc)
         #expect(try zone("Europe/Berlin") != zone("Europe/Paris"))

@@ -26,7 +26,7 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
     /// is the whole process's).
     init?(identifier: String, in directory: String) {
         guard ZoneDirectory.isAcceptableIdentifier(identifier),
-              let rules = ZoneRules(contentsOfFile: directory + "/" + identifier)
+              let rules = ZoneRules.cached(contentsOfFile: directory + "/" + identifier)
         else { return nil }
         self.init(identifier: identifier, rules: rules)
     }
