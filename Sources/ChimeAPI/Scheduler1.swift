@@ -125,12 +125,13 @@ public enum Scheduler1 {
             + "is not iCalendar; a text is one string, so at most \(Limits.stringBytes) bytes.")
     public static let importICalendarPart = MethodDeclaration(
         "ImportICalendarPart", in: ["text": "s", "lines": "au"],
-        out: ["ids": "as", "refused": "as", "skipped": "as", "updated": "as"],
+        out: ["ids": "as", "refused": "as", "skipped": "as", "updated": "as", "notifications": "aa{sv}"],
         "ImportICalendar for a client that cuts a larger file into texts of at most \(Limits.stringBytes) bytes at component "
             + "boundaries, as chime import does: lines gives the file's line of each VEVENT's and VTODO's BEGIN, in text's "
             + "order, for the sentences (empty: text's own lines; a count that is not the components' is InvalidArgs). "
             + "The sentences come apart: refused names each component not imported, skipped each one with nothing to remind "
-            + "of (past, cancelled, completed); updated lists the ids among ids that were there before and were updated in place.")
+            + "of (past, cancelled, completed); updated lists the ids among ids that were there before and were updated in place; notifications describes "
+            + "each of ids, in order, as Get does.")
     public static let exportICalendar = MethodDeclaration(
         "ExportICalendar", in: ["ids": "as"], out: ["calendar": "s", "refusals": "as"],
         "The notifications ids (every scheduled one when ids is empty) as an iCalendar text, as chime export writes it; "

@@ -175,10 +175,10 @@ struct ICalendarTests {
         let impostor = try session.spawn(Self.impostor)
         defer { impostor.stop() }
         try session.waitForName("io.github.chime.Chime")
-        let added = try session.run(Self.addImportICalendarPart + ["asasasas", """
+        let added = try session.run(Self.addImportICalendarPart + ["asasasasaa{sv}", """
                                      self.parts = getattr(self, 'parts', 0) + 1
                                      if self.parts == 2: raise dbus.exceptions.DBusException('lines: 9 given for 8 VEVENT and VTODO components.', name='org.freedesktop.DBus.Error.InvalidArgs')
-                                     ret = (['part%d' % self.parts], [], [], [])
+                                     ret = (['part%d' % self.parts], [], [], [], [{'title': 'Part'}])
                                      """])
         #expect(added.status == 0, "\(added)")
         let events = (0..<200).map { "BEGIN:VEVENT\nUID:\($0)@example.org\nSUMMARY:\(String(repeating: "x", count: 100))\nDTSTART:20300401T100000Z\nEND:VEVENT\n" }

@@ -434,10 +434,7 @@ extension SQLiteConvertible {
 
 extension Row {
     static func fetchAll(_ db: Database, sql: String, arguments: [any SQLiteConvertible] = []) throws(SQLiteError) -> [Row] {
-        let cursor = try fetchCursor(db, sql: sql, arguments: arguments)
-        var rows: [Row] = []
-        while let row = try cursor.next() { rows.append(row) }
-        return rows
+        try fetchAll(db.makeStatement(sql: sql), arguments: arguments)
     }
 
     static func fetchOne(_ db: Database, sql: String, arguments: [any SQLiteConvertible] = []) throws(SQLiteError) -> Row? {
@@ -446,6 +443,13 @@ extension Row {
 
     static func fetchOne(_ statement: Statement, arguments: [any SQLiteConvertible] = []) throws(SQLiteError) -> Row? {
         try statement.cursor(arguments: arguments).next()
+    }
+
+    static func fetchAll(_ statement: Statement, arguments: [any SQLiteConvertible] = []) throws(SQLiteError) -> [Row] {
+        let cursor = try statement.cursor(arguments: arguments)
+        var rows: [Row] = []
+        while let row = try cursor.next() { rows.append(row) }
+        return rows
     }
 
     static func fetchCursor(_ db: Database, sql: String, arguments: [any SQLiteConvertible] = []) throws(SQLiteError) -> RowCursor {

@@ -211,9 +211,8 @@ extension Store {
     /// The notifications, scheduled or done, made from the calendar items with these UIDs.
     public func linked(uids: Set<String>) throws(StoreError) -> [ScheduledNotification] {
         try read { db in
-            try uids.sorted().flatMap { uid in
-                try Row.fetchAll(db, sql: "SELECT * FROM notification WHERE linkUID = ?", arguments: [uid]).map(decode)
-            }
+            let select = try db.cachedStatement(sql: "SELECT * FROM notification WHERE linkUID = ?")
+            return try uids.sorted().flatMap { uid in try Row.fetchAll(select, arguments: [uid]).map(decode) }
         }
     }
 

@@ -85,10 +85,13 @@ struct Import: ParsableCommand {
                 throw client.failure(error, calling: Scheduler1.importICalendarPart)
             }
             let lists = reply.map { ($0.arrayElements ?? []).compactMap(\.stringValue) }
-            guard lists.count == 4 else { throw fail(localized("chimed answered %1$s with something other than its interface says.", "ImportICalendarPart"), ExitStatus.failure) }
+            let described = reply.count == 5 ? (reply[4].arrayElements ?? []).compactMap(\.stringKeyedEntries) : []
+            guard lists.count == 5, described.count == lists[0].count else {
+                throw fail(localized("chimed answered %1$s with something other than its interface says.", "ImportICalendarPart"), ExitStatus.failure)
+            }
             let again = Set(lists[3])
-            for id in lists[0] {
-                if json { scheduled.append(client.importJSON(id, updated: again.contains(id))) } else { print(client.importEcho(id)) }
+            for (id, entries) in zip(lists[0], described) {
+                if json { scheduled.append(Self.json(id, entries, updated: again.contains(id))) } else { print(Self.echo(id, entries)) }
             }
             updated += again.count
             new += lists[0].count - again.count
@@ -133,11 +136,10 @@ struct Import: ParsableCommand {
     }
 }
 
-extension ChimedClient {
+extension Import {
     /// `3kq9xw2m  2030-03-14 09:30  -  Dentist`: the id, the next time, the repeat and the
-    /// title, as chimed stored them; the bare id when it no longer has the notification.
-    func importEcho(_ id: String) -> String {
-        guard let entries = described(id) else { return id }
+    /// title, as chimed stored them.
+    static func echo(_ id: String, _ entries: [(key: String, value: Value)]) -> String {
         let fields = HumanText.fields(entries)
         return [
             id, HumanText.localTime(fields[.nextFire]?.integerValue),
@@ -147,8 +149,8 @@ extension ChimedClient {
     }
 
     /// The same as JSON: `{"id", "nextFire", "nextFireLocal", "title", "updated"}`.
-    func importJSON(_ id: String, updated: Bool) -> JSONText {
-        let fields = HumanText.fields(described(id) ?? [])
+    static func json(_ id: String, _ entries: [(key: String, value: Value)], updated: Bool) -> JSONText {
+        let fields = HumanText.fields(entries)
         var object: [(String, JSONText)] = [("id", .string(id))]
         if let next = fields[.nextFire]?.integerValue {
             object.append((NotificationKey.nextFire.rawValue, .integer(next)))

@@ -25,7 +25,10 @@ struct CalendarIdentityTests {
     static func importPart(_ harness: DaemonHarness, _ text: String) throws -> (ids: [String], updated: [String], skipped: [String]) {
         let reply = try harness.values("ImportICalendarPart", [.string(text), .array(element: "u", [])])
         let lists = reply.map { ($0.arrayElements ?? []).compactMap(\.stringValue) }
-        try #require(lists.count == 4)
+        try #require(lists.count == 5)
+        // Each id described as Get does, so that chime import echoes it without asking.
+        let described = (reply[4].arrayElements ?? []).compactMap { DaemonHarness.entries($0)["id"]?.stringValue }
+        #expect(described == lists[0])
         #expect(lists[1].isEmpty, "refused: \(lists[1])")
         return (lists[0], lists[3], lists[2])
     }
@@ -49,6 +52,9 @@ struct CalendarIdentityTests {
         #expect(try Self.scheduledTitles(harness) == ["Book club", "Dentist", "Dentist"])
         // The due times stay one per reminder: none left behind by the update.
         #expect(Set(harness.parts.schedule.heapDueTimes.keys) == Set(first.ids))
+        // Nothing changed, so nothing was written: no history of an edit.
+        harness.commits.commit()
+        #expect(try harness.store.history(of: first.ids[0], limit: 10)?.contains { $0.event == .edited } == false)
     }
 
     @Test func aMovedItemKeepsItsIdAndANewOneIsAdded() throws {
