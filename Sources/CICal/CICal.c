@@ -83,6 +83,8 @@ icalproperty *icalproperty_new_description(const char * v) { FORWARD(icalpropert
 icalproperty *icalproperty_new_dtstart(struct icaltimetype v) { FORWARD(icalproperty_new_dtstart); return real(v); }
 icalproperty *icalproperty_new_exdate(struct icaltimetype v) { FORWARD(icalproperty_new_exdate); return real(v); }
 struct icaltimetype icalproperty_get_exdate(const icalproperty *prop) { FORWARD(icalproperty_get_exdate); return real(prop); }
+struct icaltimetype icalproperty_get_acknowledged(const icalproperty *prop) { FORWARD(icalproperty_get_acknowledged); return real(prop); }
+enum icalproperty_action icalproperty_get_action(const icalproperty *prop) { FORWARD(icalproperty_get_action); return real(prop); }
 struct icaltimetype icalproperty_get_recurrenceid(const icalproperty *prop) { FORWARD(icalproperty_get_recurrenceid); return real(prop); }
 icalproperty *icalproperty_new_prodid(const char * v) { FORWARD(icalproperty_new_prodid); return real(v); }
 icalproperty *icalproperty_new_rrule(struct icalrecurrencetype v) { FORWARD(icalproperty_new_rrule); return real(v); }
@@ -97,6 +99,7 @@ struct icaltimetype icaltime_add(struct icaltimetype t, struct icaldurationtype 
 struct icaltimetype icaltime_convert_to_zone(const struct icaltimetype tt, icaltimezone *zone) { FORWARD(icaltime_convert_to_zone); return real(tt, zone); }
 struct icaltimetype icaltime_current_time_with_zone(const icaltimezone *zone) { FORWARD(icaltime_current_time_with_zone); return real(zone); }
 int icaltime_day_of_week(const struct icaltimetype t) { FORWARD(icaltime_day_of_week); return real(t); }
+int icaltime_compare(const struct icaltimetype a, const struct icaltimetype b) { FORWARD(icaltime_compare); return real(a, b); }
 struct icaltimetype icaltime_from_string(const char *str) { FORWARD(icaltime_from_string); return real(str); }
 struct icaltimetype icaltime_from_timet_with_zone(const time_t tm, const int is_date, const icaltimezone *zone) { FORWARD(icaltime_from_timet_with_zone); return real(tm, is_date, zone); }
 int icaltime_is_null_time(const struct icaltimetype t) { FORWARD(icaltime_is_null_time); return real(t); }

@@ -59,29 +59,63 @@ extension ICalendar {
             throw .skipped(localized("it is cancelled or completed"))
         }
         let isTask = icalcomponent_isa(component) == ICAL_VTODO_COMPONENT
-        let anchorKind = isTask ? ICAL_DUE_PROPERTY : ICAL_DTSTART_PROPERTY
-        guard let anchor = icalcomponent_get_first_property(component, anchorKind) else {
-            throw .refused(isTask ? localized("it has no DUE, so no time to remind at") : localized("it has no DTSTART"))
+        // A task is due at DUE; one with only a start (tasks.org writes DTSTART alone) at DTSTART.
+        let due = isTask ? icalcomponent_get_first_property(component, ICAL_DUE_PROPERTY) : nil
+        guard let anchor = due ?? icalcomponent_get_first_property(component, ICAL_DTSTART_PROPERTY) else {
+            throw .refused(isTask ? localized("it has no DUE or DTSTART, so no time to remind at") : localized("it has no DTSTART"))
         }
         // The component's getters, not the property's: they find the VTIMEZONE a TZID names
         // in the calendar (time.zone), which an Outlook zone name is read through.
-        let start = startOfDay(isTask ? icalcomponent_get_due(component) : icalcomponent_get_dtstart(component))
+        let start = startOfDay(due != nil ? icalcomponent_get_due(component) : icalcomponent_get_dtstart(component))
         let end = isTask ? start : startOfDay(icalcomponent_get_dtend(component))
         let zone = try zoneName(anchor, start)
+        let repeats = icalcomponent_get_first_property(component, ICAL_RRULE_PROPERTY) != nil
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
         if alarms.isEmpty { plan.whens = [try whenText(start, zone: zone)] }
+        // Thunderbird's acknowledgement of all the item's alarms so far.
+        let lastAcknowledged = xTime(component, "X-MOZ-LASTACK")
+        var acknowledged = 0, notShown: [String] = []
         for (index, alarm) in alarms.enumerated() {
-            plan.alarms.append(alarmKey(alarm, index: index))
+            // DISPLAY and AUDIO alarms are for the user at the desktop; an EMAIL or PROCEDURE
+            // one is for a mail server or a program Chime is not.
+            let action = icalcomponent_get_first_property(alarm, ICAL_ACTION_PROPERTY).map { icalproperty_get_action($0) }
+            if let action, action != ICAL_ACTION_DISPLAY, action != ICAL_ACTION_AUDIO {
+                notShown.append(icalcomponent_get_first_property(alarm, ICAL_ACTION_PROPERTY).map(value) ?? "X-")
+                continue
+            }
             guard let property = icalcomponent_get_first_property(alarm, ICAL_TRIGGER_PROPERTY) else {
                 throw .refused(localized("a VALARM has no TRIGGER"))
             }
             let trigger = icalproperty_get_trigger(property)
+            let time: icaltimetype, timeZone: String
             if icaltime_is_null_time(trigger.time) == 0 {
-                plan.whens.append(try whenText(trigger.time, zone: "UTC"))
+                (time, timeZone) = (trigger.time, "UTC")
             } else {
                 let related = parameter("RELATED", of: property)?.uppercased() == "END" && icaltime_is_null_time(end) == 0
-                plan.whens.append(try whenText(icaltime_add(related ? end : start, trigger.duration), zone: zone))
+                (time, timeZone) = (icaltime_add(related ? end : start, trigger.duration), zone)
             }
+            // RFC 9074 4: an alarm acknowledged at or after its time was seen; one-time, it is over.
+            let ownAcknowledgement = icalcomponent_get_first_property(alarm, ICAL_ACKNOWLEDGED_PROPERTY).map { icalproperty_get_acknowledged($0) }
+            if !repeats, [ownAcknowledgement, lastAcknowledged].contains(where: { $0.map { icaltime_compare(time, $0) <= 0 } ?? false }) {
+                acknowledged += 1
+                continue
+            }
+            plan.alarms.append(alarmKey(alarm, index: index))
+            plan.whens.append(try whenText(time, zone: timeZone))
+        }
+        // Thunderbird's snooze of a one-time item: one more alarm, at that time.
+        if !repeats, let snoozed = xTime(component, "X-MOZ-SNOOZE-TIME") {
+            plan.alarms.append("X-MOZ-SNOOZE-TIME")
+            plan.whens.append(try whenText(snoozed, zone: "UTC"))
+        }
+        if !notShown.isEmpty {
+            // TRANSLATORS: %1$s lists alarm kinds, such as EMAIL.
+            let note = localized("its %1$s alarms are not ones Chime shows", notShown.joined(separator: ", "))
+            guard !plan.whens.isEmpty else { throw .skipped(note) }
+            plan.notes.append(note)
+        }
+        if !alarms.isEmpty, plan.whens.isEmpty {
+            throw .skipped(acknowledged > 0 ? localized("its alarms were acknowledged") : localized("it has no alarm Chime shows"))
         }
         plan.rule = try repeatRule(component, start: start)
         if plan.rule != nil {
@@ -123,6 +157,16 @@ extension ICalendar {
         guard let name, !name.isEmpty else { return true }
         let upper = name.uppercased()
         return propertiesRead.contains(upper) || upper.hasPrefix("X-CHIME-")
+    }
+
+    /// The UTC time an X- property of `component` holds (`X-MOZ-LASTACK:20301010T100000Z`); nil without one.
+    private static func xTime(_ component: OpaquePointer, _ name: String) -> icaltimetype? {
+        guard let property = properties(of: component, ICAL_X_PROPERTY).first(where: { text(icalproperty_get_x_name($0))?.uppercased() == name })
+        else { return nil }
+        var time = icaltime_from_string(xValue(property))
+        guard icaltime_is_null_time(time) == 0 else { return nil }
+        time.zone = icaltimezone_get_utc_timezone()
+        return time
     }
 
     /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID, or

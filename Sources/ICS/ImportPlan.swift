@@ -20,6 +20,8 @@ public struct ImportPlan {
     public internal(set) var replaces: String?
     /// An override that cancels its occurrence: it asks for nothing of its own.
     public internal(set) var cancelled = false
+    /// What was left out of a component that is imported (an EMAIL alarm), each the end of a sentence.
+    public internal(set) var notes: [String] = []
     var rule: RepeatRule?
     /// The occurrences EXDATE leaves out, as `when` texts of the same kind as `whens`.
     public internal(set) var skipped: [String] = []

@@ -40,8 +40,9 @@ struct ICalendarImportTests {
         // 08:00Z less 10 minutes; Google's empty DESCRIPTION and LOCATION lines are no error.
         #expect(try whens(found[0]) == ["2030-01-08T07:50:00+00:00"])
         #expect(try requests(found[0]).first?["body"] == .string(""))
-        // Both VALARMs, the EMAIL one too, in the file's order.
-        #expect(try whens(found[1]) == ["2030-03-14T16:00:00+00:00", "2030-03-15T15:30:00+00:00"])
+        // The DISPLAY alarm; the EMAIL one is Google's to send, and is named.
+        #expect(try whens(found[1]) == ["2030-03-15T15:30:00+00:00"])
+        #expect(try found[1].plan.get().notes == ["its EMAIL alarms are not ones Chime shows"])
         #expect(try requests(found[1]).allSatisfy { $0["title"] == .string("Quarterly review") })
     }
 
@@ -108,7 +109,7 @@ struct ICalendarImportTests {
 
     @Test(arguments: [
         (event("nostart", "No start", []), "refused: it has no DTSTART"),
-        (["BEGIN:VTODO", "UID:t", "SUMMARY:Task", "END:VTODO"], "refused: it has no DUE, so no time to remind at"),
+        (["BEGIN:VTODO", "UID:t", "SUMMARY:Task", "END:VTODO"], "refused: it has no DUE or DTSTART, so no time to remind at"),
         (["BEGIN:VEVENT", "UID:u", "DTSTART:20300101T100000Z", "END:VEVENT"], "refused: it has no SUMMARY to show as the title"),
         (event("z", "Zone", ["DTSTART;TZID=Mars/Olympus_Mons:20300101T100000"]),
          "refused: TZID 'Mars/Olympus_Mons' is no known time zone and the file has no VTIMEZONE for it"),
@@ -137,6 +138,45 @@ struct ICalendarImportTests {
     func whatLibicalCannotReadRefusesTheComponent(_ lines: String, _ property: String) throws {
         let result = outcome(try component(calendar(event("g", "Garbled", [lines]))))
         #expect(result.hasPrefix("refused: libical could not read it: ") && result.contains(property), "\(result)")
+    }
+
+    // MARK: - Which alarms ring
+
+    static func alarm(_ trigger: String, action: String = "DISPLAY", _ more: [String] = []) -> [String] {
+        ["BEGIN:VALARM", "ACTION:\(action)", "DESCRIPTION:x", "TRIGGER:\(trigger)"] + more + ["END:VALARM"]
+    }
+
+    @Test func aTaskWithOnlyAStartIsRemindedAtItsStart() throws {
+        let task = ["BEGIN:VTODO", "UID:t", "SUMMARY:Task", "DTSTART:20300101T100000Z", "END:VTODO"]
+        #expect(try whens(try component(calendar(task))) == ["2030-01-01T10:00:00+00:00"])
+    }
+
+    /// DISPLAY and AUDIO alarms ring; an EMAIL or PROCEDURE one is for someone else, and is
+    /// named, not rung as a popup.
+    @Test func onlyDisplayAndAudioAlarmsRingAndTheOthersAreNamed() throws {
+        let mixed = try component(calendar(event("m", "Mixed", ["DTSTART:20300101T100000Z"] + Self.alarm("-PT10M", action: "EMAIL")
+            + Self.alarm("-PT5M", action: "AUDIO") + Self.alarm("-PT1M"))))
+        #expect(try whens(mixed) == ["2030-01-01T09:55:00+00:00", "2030-01-01T09:59:00+00:00"])
+        #expect(try mixed.plan.get().notes == ["its EMAIL alarms are not ones Chime shows"])
+        let mail = try component(calendar(event("e", "Mail", ["DTSTART:20300101T100000Z"] + Self.alarm("-PT10M", action: "EMAIL"))))
+        #expect(outcome(mail) == "skipped: its EMAIL alarms are not ones Chime shows")
+    }
+
+    /// RFC 9074's ACKNOWLEDGED and Thunderbird's X-MOZ-LASTACK: a one-time alarm seen is
+    /// over; Thunderbird's X-MOZ-SNOOZE-TIME rings once more. A repeat's alarms go on.
+    @Test func acknowledgedAlarmsAreOverAndASnoozeRingsOnce() throws {
+        let start = "DTSTART:20300101T100000Z"
+        let acked = try component(calendar(event("a", "Acked", [start] + Self.alarm("-PT10M", ["ACKNOWLEDGED:20300101T095100Z"])
+            + Self.alarm("-PT1M", ["ACKNOWLEDGED:20300101T090000Z"]))))
+        #expect(try whens(acked) == ["2030-01-01T09:59:00+00:00"], "acknowledged before its time, the second is still to come")
+        let thunderbird = try component(calendar(event("t", "Thunderbird", [start, "X-MOZ-LASTACK:20300101T095000Z",
+                                                                             "X-MOZ-SNOOZE-TIME:20300101T101500Z"] + Self.alarm("-PT10M"))))
+        #expect(try whens(thunderbird) == ["2030-01-01T10:15:00+00:00"])
+        let seen = try component(calendar(event("s", "Seen", [start, "X-MOZ-LASTACK:20300101T095000Z"] + Self.alarm("-PT10M"))))
+        #expect(outcome(seen) == "skipped: its alarms were acknowledged")
+        let weekly = try component(calendar(event("w", "Weekly", [start, "RRULE:FREQ=WEEKLY", "X-MOZ-LASTACK:20300101T095000Z"]
+            + Self.alarm("-PT10M"))))
+        #expect(try whens(weekly) == ["2030-01-01T09:50:00+00:00"])
     }
 
     /// A property Chime does not read is no reason to refuse an item, whether libical knows

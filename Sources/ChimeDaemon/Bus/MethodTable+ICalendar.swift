@@ -3,6 +3,7 @@ import ChimeCore
 import DBus
 import FoundationEssentials
 import ICS
+import Localization
 
 /// `ImportICalendar`, `ImportICalendarPart` and `ExportICalendar`: the iCalendar mapping
 /// (the ICS module) for any bus caller; chime import and chime export call them. libical
@@ -77,6 +78,7 @@ extension MethodTable {
                     if !plan.uid.isEmpty { notification.link = CalendarLink(uid: plan.uid, recurrence: plan.recurrenceID, alarm: alarm) }
                     return notification
                 }
+                imported.skipped += plan.notes.map { ImportRefusal.skipped($0).sentence(component.label) }
                 var completed = 0
                 for var notification in made {
                     switch known.match(notification) {
@@ -93,7 +95,7 @@ extension MethodTable {
                     }
                 }
                 if !made.isEmpty, completed == made.count {
-                    imported.skipped.append(ImportRefusal.skipped("it was completed in Chime").sentence(component.label))
+                    imported.skipped.append(ImportRefusal.skipped(localized("it was completed in Chime")).sentence(component.label))
                 }
             } catch let refusal as ImportRefusal {
                 switch refusal {

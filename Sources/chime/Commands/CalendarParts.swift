@@ -28,10 +28,14 @@ struct CalendarParts {
     private(set) var oversized: [Oversized] = []
     /// False when the file has no calendar at all.
     private(set) var isCalendar = true
+    /// True when the file ends inside a calendar (no END:VCALENDAR): it may have been cut
+    /// short, and what came before is read, as it would be in a file of any size.
+    private(set) var isCutShort = false
 
     init(_ text: String, limit: Int = Limits.stringBytes) {
-        let calendars = Self.calendars(Self.unfolded(text))
+        let (calendars, cutShort) = Self.calendars(Self.unfolded(text))
         isCalendar = !calendars.isEmpty
+        isCutShort = cutShort
         for calendar in calendars { cut(calendar, limit: limit) }
     }
 
@@ -92,7 +96,7 @@ struct CalendarParts {
     /// opened inside it, writing the ENDs they lack; an END that names nothing open is
     /// left out, as libical ignores it; what is open at the end of the file is closed.
     /// chimed then judges what each component says.
-    private static func calendars(_ lines: [Line]) -> [Calendar] {
+    private static func calendars(_ lines: [Line]) -> (calendars: [Calendar], cutShort: Bool) {
         var calendars: [Calendar] = []
         var calendar: Calendar?
         var open: [String] = []
@@ -138,8 +142,9 @@ struct CalendarParts {
                 component?.lines.append(line.text)
             }
         }
+        let cutShort = open.first == "VCALENDAR"
         close(down: 0)
-        return calendars
+        return (calendars, cutShort)
     }
 
     /// `VEVENT` for `BEGIN:VEVENT` when `prefix` is `BEGIN:`; nil for any other line.

@@ -33,7 +33,7 @@ struct Import: ParsableCommand {
 
             EXIT STATUS
               0   every component was imported or skipped
-              1   some were refused (each named on stderr)
+              1   some were refused (each named on stderr), or the file has no END:VCALENDAR
               65  the file is not iCalendar
               66  the file cannot be read
 
@@ -103,6 +103,10 @@ struct Import: ParsableCommand {
         // Read again: what was there is said, so a second import is not taken for a copy.
         if updated > 0 { writeError(localized("%1$d updated in place, %2$d new.", updated, new)) }
         if !answered && cut.oversized.isEmpty { writeError(localized("'%1$s' has no VEVENT or VTODO to import.", file)) }
+        if cut.isCutShort {
+            refused += 1
+            writeError(localized("'%1$s' has no END:VCALENDAR, so it may be cut short; what came before its end was read.", file))
+        }
         if refused > 0 { throw ExitStatus.failure }
     }
 

@@ -40,11 +40,13 @@ struct CalendarPartsTests {
         #expect(cut.parts.allSatisfy { !$0.text.contains("\u{FEFF}") && !$0.text.replacingOccurrences(of: "\r\n", with: "").contains("\r") })
     }
 
-    /// Only END:VCALENDAR is missing (a file cut short after its last event): what is there is read.
-    @Test func aCalendarWithoutItsEndIsReadToTheEnd() {
+    /// Only END:VCALENDAR is missing (a file cut short after its last event): what is there
+    /// is read, and the cut says the file may be cut short.
+    @Test func aCalendarWithoutItsEndIsReadToTheEndAndSaidToBeCutShort() {
         let cut = CalendarParts("BEGIN:VCALENDAR\n" + Self.event(1) + Self.event(2))
-        #expect(cut.isCalendar)
+        #expect(cut.isCalendar && cut.isCutShort)
         #expect(cut.parts.flatMap(\.lines) == [2, 11])
+        #expect(!CalendarParts("BEGIN:VCALENDAR\n" + Self.event(1) + "END:VCALENDAR\n").isCutShort)
     }
 
     @Test func aLargeFileIsCutAtComponentsWithTheirFileLines() throws {
