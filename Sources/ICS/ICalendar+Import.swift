@@ -28,7 +28,8 @@ extension ICalendar {
     }
 
     /// What `component` asks Chime to schedule.
-    static func plan(_ component: OpaquePointer) throws(ImportRefusal) -> ImportPlan {
+    static func plan(_ component: OpaquePointer, allDay: (hour: Int, minute: Int) = (0, 0)) throws(ImportRefusal) -> ImportPlan {
+        let startOfDay = { (time: icaltimetype) in Self.startOfDay(time, at: allDay) }
         // Google Calendar writes empty DESCRIPTION and LOCATION lines, which libical drops with
         // an error but which lose nothing; and what libical cannot read of a property Chime
         // does not read (RFC 9253's LINK, a RELATED-TO by UID, a bad GEO) loses nothing either.
@@ -188,11 +189,12 @@ extension ICalendar {
         throw .refused(localized("TZID '%1$s' is no known time zone and the file has no VTIMEZONE for it", tzid))
     }
 
-    /// An all-day item's date as midnight, where calendars put its day and its alarms'
-    /// offsets start from (libical adds no hours to a date).
-    private static func startOfDay(_ time: icaltimetype) -> icaltimetype {
+    /// An all-day item's date as the time its day starts at (`at`): midnight, where RFC 5545
+    /// and Thunderbird put its alarms' offsets, or the user's choice (GNOME and Apple ring
+    /// an all-day item at 09:00). libical adds no hours to a date.
+    private static func startOfDay(_ time: icaltimetype, at start: (hour: Int, minute: Int)) -> icaltimetype {
         var time = time
-        if time.is_date != 0 { (time.is_date, time.hour, time.minute, time.second) = (0, 0, 0, 0) }
+        if time.is_date != 0 { (time.is_date, time.hour, time.minute, time.second) = (0, Int32(start.hour), Int32(start.minute), 0) }
         return time
     }
 

@@ -122,15 +122,18 @@ public enum CalendarText {
 
     /// The VEVENTs and VTODOs of `text`, in its order; nil when it holds no iCalendar object.
     /// Their labels name the `lines` given, when there is one per component (the lines of a
-    /// larger file `text` was cut from), else `text`'s own. libical must be open (``loadFailure()``).
-    public static func components(of text: String, lines given: [Int] = []) -> [ImportComponent]? {
+    /// larger file `text` was cut from), else `text`'s own. An all-day item's day starts at
+    /// `allDay` (hour and minute; RFC 5545 counts from midnight) for its alarms and its
+    /// time. libical must be open (``loadFailure()``).
+    public static func components(of text: String, lines given: [Int] = [], allDay: (hour: Int, minute: Int) = (0, 0))
+        -> [ImportComponent]? {
         guard let calendar = ICalendar(text: text) else { return nil }
         defer { calendar.free() }
         let components = calendar.reminders
         let lines = given.count == components.count ? given : ICalendar.componentLines(text)
         return components.enumerated().map { index, component in
             let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
-            return ImportComponent(label: label, plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component) })
+            return ImportComponent(label: label, plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component, allDay: allDay) })
         }
     }
 

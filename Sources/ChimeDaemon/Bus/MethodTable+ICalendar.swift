@@ -48,7 +48,8 @@ extension MethodTable {
     private func importCalendar(_ text: String, lines: [Int], _ responder: Responder, answer: @escaping (Imported) -> [Value])
         throws(DBusError) {
         try Self.openLibical()
-        guard let components = CalendarText.components(of: text, lines: lines) else {
+        let allDay = settings.config.allDayTime
+        guard let components = CalendarText.components(of: text, lines: lines, allDay: (allDay.hour, allDay.minute)) else {
             throw .invalidArgs("text: not iCalendar: " + CalendarText.whyNotCalendar(text))
         }
         guard lines.isEmpty || lines.count == components.count else {

@@ -66,6 +66,16 @@ struct Config: Equatable, Sendable {
     /// The categories the file defines that were left out, with the error that cost each:
     /// a request naming one is told why.
     var droppedCategories: [String: ConfigError] = [:]
+    /// When an all-day calendar item's day starts for its alarms (`[Calendars] AllDayTime=`):
+    /// midnight as RFC 5545 and Thunderbird count, unless the user says otherwise.
+    var allDayTime = TimeOfDay.midnight
+
+    /// A time of day, to the minute.
+    struct TimeOfDay: Equatable, Sendable {
+        var hour: Int
+        var minute: Int
+        static let midnight = TimeOfDay(hour: 0, minute: 0)
+    }
 
     init(categories: [String: Category] = Category.builtIn) {
         self.categories = categories

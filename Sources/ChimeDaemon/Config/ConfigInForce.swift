@@ -22,6 +22,9 @@ struct ConfigInForce {
     /// The `[App DESKTOP-ID]` switches, by desktop entry id.
     var apps: [String: AppSettings] { config?.apps ?? [:] }
 
+    /// When an all-day calendar item's day starts for its alarms (`[Calendars]`).
+    var allDayTime: Config.TimeOfDay { config?.allDayTime ?? .midnight }
+
     /// The file's errors now, a sentence each with file and line: the one that kept it
     /// from being read, or those of the groups it was read without.
     var errors: [String] {

@@ -26,6 +26,7 @@ struct ConfigReader {
         case category(String)
         case action(String)
         case app(String)
+        case calendars
     }
 
     /// The config the file defines, with each of its errors in the order of the file.
@@ -35,6 +36,7 @@ struct ConfigReader {
         // Defined, even when broken: a category listing it is told of its error, not that it does not exist.
         var definedActions: [String: String] = [:]
         var apps: [String: AppSettings] = [:]
+        var allDay = Config.TimeOfDay.midnight
         for group in file.groups {
             switch classify(group) {
             case .category(let name)?:
@@ -48,12 +50,15 @@ struct ConfigReader {
                     .flatMap({ withOptions($0, group: group) }) { actions[key] = definition }
             case .app(let id)?:
                 if let settings = app(id, group: group) { apps[Self.appID(id)] = settings }
+            case .calendars?:
+                if let time = allDayTime(group: group) { allDay = time }
             case nil:
                 break
             }
         }
         var config = Config()
         config.apps = apps
+        config.allDayTime = allDay
         for (group, name) in categoryGroups {
             let before = errors.count
             if let read = category(name, group: group, actions: actions, defined: definedActions),
@@ -70,6 +75,7 @@ struct ConfigReader {
     }
 
     private mutating func classify(_ group: String) -> Group? {
+        if group == "Calendars" { return .calendars }
         for (prefix, make) in [("Category", Group.category), ("Action", Group.action), ("App", Group.app)] {
             guard group == prefix || group.hasPrefix(prefix + " ") else { continue }
             let name = group.dropFirst(prefix.count).trimmingSpaces
@@ -79,7 +85,7 @@ struct ConfigReader {
             }
             return make(name)
         }
-        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME], [Action KEY] or [App DESKTOP-ID].")
+        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME], [Action KEY], [App DESKTOP-ID] or [Calendars].")
         return nil
     }
 
@@ -169,6 +175,18 @@ struct ConfigReader {
             }
         }
         return (Category(name: name, actions: definitions), missing)
+    }
+
+    /// `[Calendars]`: `AllDayTime=09:00`, when an all-day item's day starts for its alarms.
+    private mutating func allDayTime(group: String) -> Config.TimeOfDay? {
+        guard checkKeys(group, allowed: ["AllDayTime"]), let text = string(group, "AllDayTime"), let text else { return nil }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
+              (0...23).contains(hour), (0...59).contains(minute) else {
+            fail(group, "AllDayTime", "AllDayTime is '\(text)': write a time of day from 00:00 to 23:59, such as 09:00.")
+            return nil
+        }
+        return Config.TimeOfDay(hour: hour, minute: minute)
     }
 
     // MARK: Values

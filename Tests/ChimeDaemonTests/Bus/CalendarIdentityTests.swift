@@ -141,6 +141,20 @@ struct CalendarIdentityTests {
         #expect(try Self.occurrences(harness, ids[0]) == [Self.march[0], Self.march[2], Self.march[3], Self.march[4]])
     }
 
+    /// An all-day item rings when the user's day starts (`[Calendars] AllDayTime=`), its
+    /// alarms counted from then; midnight, as RFC 5545 counts, without it.
+    @Test(arguments: [(nil as String?, ["2027-02-28T00:00:00", "2027-03-01T00:00:00"]),
+                      ("[Calendars]\nAllDayTime=09:00\n", ["2027-02-28T09:00:00", "2027-03-01T09:00:00"])])
+    func anAllDayItemRingsWhenTheUsersDayStarts(config: String?, whens: [String]) throws {
+        let harness = try DaemonHarness(config: config)
+        let birthday = ["BEGIN:VEVENT", "UID:b@example.org", "SUMMARY:Birthday", "DTSTART;VALUE=DATE:20270301",
+                        "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x", "TRIGGER:-P1D", "END:VALARM", "END:VEVENT"]
+        let holiday = ["BEGIN:VEVENT", "UID:h@example.org", "SUMMARY:Holiday", "DTSTART;VALUE=DATE:20270301", "END:VEVENT"]
+        let ids = try Self.importPart(harness, Self.calendar([birthday.joined(separator: "\r\n"), holiday.joined(separator: "\r\n")])).ids
+        let found = try ids.map { id in DaemonHarness.entries(try #require(try harness.values("Get", [.string(id)]).first))["when"]?.stringValue }
+        #expect(found == whens)
+    }
+
     @Test func itemsWithoutAUIDAreNewEachTime() throws {
         let harness = try DaemonHarness()
         let text = Self.calendar([Self.event(nil, "Anonymous", start: "20270301T090000Z")])
