@@ -127,10 +127,18 @@ public enum CalendarText {
     /// time. libical must be open (``loadFailure()``).
     public static func components(of text: String, lines given: [Int] = [], allDay: (hour: Int, minute: Int) = (0, 0))
         -> [ImportComponent]? {
-        guard let calendar = ICalendar(text: text) else { return nil }
+        // Through chime import's cut (one part per calendar): a stray END, which libical
+        // takes for the calendar's, then loses what follows, a byte-order mark or CR line
+        // ends mean here what they mean in a file, and each component keeps its line. A
+        // text cut short is libical's to judge, as before: InvalidArgs says what it lacks.
+        let cut = CalendarParts(text, limit: .max)
+        let throughCut = cut.isCalendar && !cut.isCutShort && !cut.parts.isEmpty
+        let read = throughCut ? cut.parts.map(\.text).joined() : text
+        let fileLines = given.isEmpty && throughCut ? cut.parts.flatMap(\.lines) : given
+        guard let calendar = ICalendar(text: read) else { return nil }
         defer { calendar.free() }
         let components = calendar.reminders
-        let lines = given.count == components.count ? given : ICalendar.componentLines(text)
+        let lines = fileLines.count == components.count ? fileLines : ICalendar.componentLines(read)
         return components.enumerated().map { index, component in
             let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
             return ImportComponent(label: label, plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component, allDay: allDay) })

@@ -1,5 +1,3 @@
-import ChimeAPI
-
 /// An iCalendar file cut, at component boundaries, into texts that chimed takes in one
 /// `ImportICalendarPart` call each: one D-Bus string holds at most ``Limits/stringBytes``.
 /// Every file is read so, whatever its size: a byte-order mark, CRLF, LF or CR line ends,
@@ -10,29 +8,31 @@ import ChimeAPI
 /// each text is a calendar of its own that says what the same lines said in the file,
 /// and chimed's sentences name the file's lines. Each call is one short job for chimed's
 /// loop, between which it fires what is due; a file of any size imports part by part.
-struct CalendarParts {
-    struct Part: Equatable {
-        var text: String
+/// chimed reads every text it is given through the same cut, so a bus caller's text means
+/// what the same file means to chime import.
+public struct CalendarParts {
+    public struct Part: Equatable, Sendable {
+        public var text: String
         /// The file's line of each VEVENT's and VTODO's BEGIN in `text`, in order; empty
         /// when `text` is the whole file.
-        var lines: [Int]
+        public var lines: [Int]
     }
 
     /// A component that does not fit in one text with the calendar's lines it needs.
-    struct Oversized: Equatable {
-        var kind: String
-        var line: Int
+    public struct Oversized: Equatable, Sendable {
+        public var kind: String
+        public var line: Int
     }
 
-    private(set) var parts: [Part] = []
-    private(set) var oversized: [Oversized] = []
+    public private(set) var parts: [Part] = []
+    public private(set) var oversized: [Oversized] = []
     /// False when the file has no calendar at all.
-    private(set) var isCalendar = true
+    public private(set) var isCalendar = true
     /// True when the file ends inside a calendar (no END:VCALENDAR): it may have been cut
     /// short, and what came before is read, as it would be in a file of any size.
-    private(set) var isCutShort = false
+    public private(set) var isCutShort = false
 
-    init(_ text: String, limit: Int = Limits.stringBytes) {
+    public init(_ text: String, limit: Int = Limits.stringBytes) {
         let (calendars, cutShort) = Self.calendars(Self.unfolded(text))
         isCalendar = !calendars.isEmpty
         isCutShort = cutShort
@@ -150,7 +150,7 @@ struct CalendarParts {
     /// `VEVENT` for `BEGIN:VEVENT` when `prefix` is `BEGIN:`; nil for any other line.
     private static func componentName(_ line: Substring, _ prefix: String) -> String? {
         guard line.count > prefix.count, line.prefix(prefix.count).uppercased() == prefix else { return nil }
-        return line.dropFirst(prefix.count).trimmingSpaces.uppercased()
+        return line.dropFirst(prefix.count).withoutSpaces.uppercased()
     }
 
     /// The value of a VTIMEZONE's `TZID:` line.
@@ -204,5 +204,15 @@ struct CalendarParts {
             }
         }
         flush()
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing white space. (ChimeCore and chime have their own: this
+    /// module depends on neither.)
+    fileprivate var withoutSpaces: Substring {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
+        return self[start..<end]
     }
 }

@@ -1,6 +1,5 @@
-import ChimeAPI
+@testable import ChimeAPI
 import Testing
-@testable import chime
 
 /// Cutting an iCalendar file into texts chimed takes in one call each.
 struct CalendarPartsTests {
