@@ -66,6 +66,10 @@ icalcomponent_kind icalcomponent_isa(const icalcomponent *component) { FORWARD(i
 icalcomponent *icalcomponent_new(icalcomponent_kind kind) { FORWARD(icalcomponent_new); return real(kind); }
 icalcomponent *icalcomponent_new_clone(icalcomponent *component) { FORWARD(icalcomponent_new_clone); return real(component); }
 void icalcomponent_set_description(icalcomponent *comp, const char *v) { FORWARD(icalcomponent_set_description); real(comp, v); }
+void icalcomponent_set_location(icalcomponent *comp, const char *v) { FORWARD(icalcomponent_set_location); real(comp, v); }
+const char *icalcomponent_get_location(icalcomponent *comp) { FORWARD(icalcomponent_get_location); return real(comp); }
+int icaldurationtype_as_int(struct icaldurationtype duration) { FORWARD(icaldurationtype_as_int); return real(duration); }
+time_t icaltime_as_timet(const struct icaltimetype t) { FORWARD(icaltime_as_timet); return real(t); }
 void icalcomponent_set_dtstamp(icalcomponent *comp, struct icaltimetype v) { FORWARD(icalcomponent_set_dtstamp); real(comp, v); }
 void icalcomponent_set_summary(icalcomponent *comp, const char *v) { FORWARD(icalcomponent_set_summary); real(comp, v); }
 void icalcomponent_set_uid(icalcomponent *comp, const char *v) { FORWARD(icalcomponent_set_uid); real(comp, v); }

@@ -4,6 +4,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
     case title, body, urgency, appName, desktopEntry, image, sound, category, defaultAction, expires, badge, actions, hints
     case userInfo, textDomain
     case actionOptions
+    case location, leadTime
     case when, `repeat`, every, zone, floating, calendar, lateLimit, late
     case on, until, count, rrule, skipped
     case id, state, nextFire, nextFireLocal, lastFired, fireCount, created, origin, completed
@@ -27,7 +28,7 @@ public enum NotificationKey: String, CaseIterable, Sendable {
     public var part: Part {
         switch self {
         case .title, .body, .urgency, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .expires, .badge,
-             .actions, .hints, .userInfo, .textDomain, .actionOptions: .alert
+             .actions, .hints, .userInfo, .textDomain, .actionOptions, .location, .leadTime: .alert
         case .when, .repeat, .every, .zone, .floating, .calendar, .lateLimit, .late: .schedule
         case .on, .until, .count, .rrule: .schedule
         case .skipped: .state
@@ -65,6 +66,9 @@ public enum NotificationKey: String, CaseIterable, Sendable {
             + "foreground: open the desktopEntry's app first), authenticationRequired b (run only in an unlocked session), "
             + "destructive b (shown last), icon s (an icon-theme name, shown instead of the label by a server with "
             + "action-icons); a category's buttons take theirs from the config"
+        case .location: "s: where what it reminds of takes place, shown on the popup"
+        case .leadTime: "d seconds: how long after it fires what it reminds of starts (negative: started before); the popup "
+            + "says \"Starts in 15 min\" or \"Started 5 min ago\", counted from when it is shown"
         case .when: "s, required: a time as at(1) and date -d read it (15:00, 3pm, 1500, noon, tomorrow, \"fri 9:00\", \"next fri\", "
             + "\"dec 24 18:00\", 24.12.2026, \"in 2 hours\", \"now + 1 day\"; docs/scheduling.md has every form) or ISO 8601: "
             + "with an offset it is an instant, with [Zone/Name] a wall-clock time in that zone, without either a floating "

@@ -33,6 +33,11 @@ public struct Alert: Equatable, Sendable, Codable {
     /// The app's gettext domain: title, body and labels are its msgids, translated when
     /// shown (NSLocalizedString's keys); nil shows them as they are.
     public var textDomain: String?
+    /// Where what it reminds of takes place (a calendar item's LOCATION), shown with it.
+    public var location: String?
+    /// How long after it rings what it reminds of starts (negative: started before it);
+    /// the popup says so ("Starts in 15 min"), counted from when it is shown.
+    public var leadTime: Double?
 
     /// An alert with a title and every other field at its default.
     public init(title: String) {
@@ -81,7 +86,7 @@ public struct Alert: Equatable, Sendable, Codable {
 extension Alert {
     private enum CodingKeys: String, CodingKey {
         case title, body, urgency, appName, desktopEntry, image, sound, category, actions, defaultAction, expires, badge, hints,
-             userInfo, textDomain
+             userInfo, textDomain, location, leadTime
     }
 
     public init(from decoder: any Decoder) throws {
@@ -101,6 +106,8 @@ extension Alert {
         hints = try container.decodeIfPresent([Hint].self, forKey: .hints) ?? hints
         userInfo = try container.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo) ?? userInfo
         textDomain = try container.decodeIfPresent(String.self, forKey: .textDomain)
+        location = try container.decodeIfPresent(String.self, forKey: .location)
+        leadTime = try container.decodeIfPresent(Double.self, forKey: .leadTime)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -121,6 +128,8 @@ extension Alert {
         if !hints.isEmpty { try container.encode(hints, forKey: .hints) }
         if !userInfo.isEmpty { try container.encode(userInfo, forKey: .userInfo) }
         try container.encodeIfPresent(textDomain, forKey: .textDomain)
+        try container.encodeIfPresent(location, forKey: .location)
+        try container.encodeIfPresent(leadTime, forKey: .leadTime)
     }
 }
 

@@ -44,7 +44,7 @@ extension ICalendar {
     /// the zone its DTSTART names, if any.
     private static func event(_ fields: [NotificationKey: Value], systemZone: String) throws(ImportRefusal) -> (OpaquePointer, String?) {
         let id = fields[.id]?.stringValue ?? ""
-        guard let when = fields[.when]?.stringValue, !when.isEmpty, let start = startTime(when) else {
+        guard let when = fields[.when]?.stringValue, !when.isEmpty, let at = startTime(when) else {
             throw .refused(localized("%1$s fires at a place, which iCalendar has no property for; not exported", id))
         }
         let title = fields[.title]?.stringValue ?? ""
@@ -53,20 +53,29 @@ extension ICalendar {
         icalcomponent_set_dtstamp(event, icaltime_current_time_with_zone(icaltimezone_get_utc_timezone()))
         icalcomponent_set_summary(event, title)
         if let body = fields[.body]?.stringValue, !body.isEmpty { icalcomponent_set_description(event, body) }
+        if let location = fields[.location]?.stringValue, !location.isEmpty { icalcomponent_set_location(event, location) }
+        // A reminder that rings ahead of what it is about: the event starts then, and its
+        // alarm rings as far ahead (imported again, it is the same reminder).
+        let lead = fields[.leadTime].flatMap { value -> Int32? in
+            if case .double(let seconds) = value { return Int32(exactly: seconds.rounded()) }
+            return value.integerValue.flatMap { Int32(exactly: $0) }
+        } ?? 0
+        let start = (time: icaltime_add(at.time, icaldurationtype_from_int(lead)), zone: at.zone)
         let dtstart = icalproperty_new_dtstart(start.time)
         if let zone = start.zone { icalproperty_set_parameter_from_string(dtstart, "TZID", zone) }
         icalcomponent_add_property(event, dtstart)
         if let rule = rrule(fields) {
             icalcomponent_add_property(event, icalproperty_new_rrule(rule))
             for skipped in fields[.skipped]?.arrayElements?.compactMap(\.integerValue) ?? [] {
-                icalcomponent_add_property(event, exdate(skipped, like: start, systemZone: systemZone))
+                // EXDATE names the event's occurrence, which starts `lead` after its alarm.
+                icalcomponent_add_property(event, exdate(skipped + Int64(lead), like: start, systemZone: systemZone))
             }
         }
         let alarm = icalcomponent_new(ICAL_VALARM_COMPONENT)
         icalcomponent_add_property(alarm, icalproperty_new_action(ICAL_ACTION_DISPLAY))
         icalcomponent_add_property(alarm, icalproperty_new_description(title))
         icalcomponent_add_property(alarm, icalproperty_new_trigger(icaltriggertype(time: icaltime_null_time(),
-                                                                                   duration: icaldurationtype_null_duration())))
+                                                                                   duration: icaldurationtype_from_int(-lead))))
         icalcomponent_add_component(event, alarm)
         for property in chimeProperties(fields) { icalcomponent_add_property(event, property) }
         return (event, start.zone)

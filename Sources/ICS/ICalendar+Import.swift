@@ -72,7 +72,12 @@ extension ICalendar {
         let zone = try zoneName(anchor, start)
         let repeats = icalcomponent_get_first_property(component, ICAL_RRULE_PROPERTY) != nil
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
-        if alarms.isEmpty { plan.whens = [try whenText(start, zone: zone)] }
+        if alarms.isEmpty {
+            plan.whens = [try whenText(start, zone: zone)]
+            plan.leads = [0]
+        }
+        // The start as an instant, where its time has a zone: an absolute alarm's lead is counted from it.
+        let startInstant: Int? = start.zone == nil ? nil : Int(icaltime_as_timet(icaltime_convert_to_zone(start, icaltimezone_get_utc_timezone())))
         // Thunderbird's acknowledgement of all the item's alarms so far.
         let lastAcknowledged = xTime(component, "X-MOZ-LASTACK")
         var acknowledged = 0, notShown: [String] = []
@@ -88,12 +93,16 @@ extension ICalendar {
                 throw .refused(localized("a VALARM has no TRIGGER"))
             }
             let trigger = icalproperty_get_trigger(property)
-            let time: icaltimetype, timeZone: String
+            let time: icaltimetype, timeZone: String, lead: Double?
             if icaltime_is_null_time(trigger.time) == 0 {
                 (time, timeZone) = (trigger.time, "UTC")
+                lead = startInstant.map { Double($0 - Int(icaltime_as_timet(trigger.time))) }
             } else {
                 let related = parameter("RELATED", of: property)?.uppercased() == "END" && icaltime_is_null_time(end) == 0
                 (time, timeZone) = (icaltime_add(related ? end : start, trigger.duration), zone)
+                // Both on the item's clock: its length is counted as its wall times are.
+                let length = related ? Int(icaltime_as_timet(end)) - Int(icaltime_as_timet(start)) : 0
+                lead = Double(-Int(icaldurationtype_as_int(trigger.duration)) - length)
             }
             // RFC 9074 4: an alarm acknowledged at or after its time was seen; one-time, it is over.
             let ownAcknowledgement = icalcomponent_get_first_property(alarm, ICAL_ACKNOWLEDGED_PROPERTY).map { icalproperty_get_acknowledged($0) }
@@ -103,11 +112,13 @@ extension ICalendar {
             }
             plan.alarms.append(alarmKey(alarm, index: index))
             plan.whens.append(try whenText(time, zone: timeZone))
+            plan.leads.append(lead)
         }
         // Thunderbird's snooze of a one-time item: one more alarm, at that time.
         if !repeats, let snoozed = xTime(component, "X-MOZ-SNOOZE-TIME") {
             plan.alarms.append("X-MOZ-SNOOZE-TIME")
             plan.whens.append(try whenText(snoozed, zone: "UTC"))
+            plan.leads.append(startInstant.map { Double($0 - Int(icaltime_as_timet(snoozed))) })
         }
         if !notShown.isEmpty {
             // TRANSLATORS: %1$s lists alarm kinds, such as EMAIL.
@@ -130,6 +141,7 @@ extension ICalendar {
         let title = text(icalcomponent_get_summary(component)) ?? ""
         guard !title.isEmpty else { throw .refused(localized("it has no SUMMARY to show as the title")) }
         plan.fields = [("title", .string(title)), ("body", .string(text(icalcomponent_get_description(component)) ?? ""))]
+        if let location = text(icalcomponent_get_location(component)), !location.isEmpty { plan.fields.append(("location", .string(location))) }
         plan.fields += try chimeFields(component)
         return plan
     }

@@ -11,6 +11,8 @@ public struct ImportPlan {
     var whens: [String] = []
     /// Which alarm each of `whens` is (``ChimeCore/CalendarLink/alarm``): the VALARM's UID, or `#` and its place.
     var alarms: [String] = []
+    /// How long after each of `whens` the item starts, where that can be told (`leadTime`).
+    var leads: [Double?] = []
     /// The component's UID; empty when it has none.
     public internal(set) var uid = ""
     /// Its RECURRENCE-ID as written: an override of one occurrence of the item; empty for the item.
@@ -51,15 +53,20 @@ public struct ImportPlan {
             }
         }
         // Every alarm is read before any is scheduled; one that has passed is over.
-        var upcoming: [(when: String, next: Int64, alarm: String)] = []
+        var upcoming: [(when: String, next: Int64, alarm: String, lead: Double?)] = []
         for (index, when) in whens.enumerated() {
-            if let next = try firstFire(when, options) { upcoming.append((when, next, index < alarms.count ? alarms[index] : "")) }
+            if let next = try firstFire(when, options) {
+                // An alarm at the start has nothing to add: the popup rings when it starts.
+                let lead = index < leads.count ? leads[index].flatMap { $0 == 0 ? nil : $0 } : nil
+                upcoming.append((when, next, index < alarms.count ? alarms[index] : "", lead))
+            }
         }
         guard !upcoming.isEmpty else { throw ImportRefusal.skipped(localized("its time is past")) }
         let scheduling = options.filter { $0.0 != "calendar" }.map { key, text in
             (key, key == "every" ? Value.uint32(UInt32(text) ?? 1) : .string(text))
         }
-        return upcoming.map { ([("when", .string($0.when))] + fields + scheduling, $0.next, $0.alarm) }
+        return upcoming.map { ([("when", .string($0.when))] + fields + scheduling + ($0.lead.map { [("leadTime", Value.double($0))] } ?? []),
+                               $0.next, $0.alarm) }
     }
 }
 

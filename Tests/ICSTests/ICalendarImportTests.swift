@@ -146,6 +146,23 @@ struct ICalendarImportTests {
         ["BEGIN:VALARM", "ACTION:\(action)", "DESCRIPTION:x", "TRIGGER:\(trigger)"] + more + ["END:VALARM"]
     }
 
+    /// Where the item is, and how long after each alarm it starts: before its start, after
+    /// its end (RELATED=END), at a time of its own; an alarm at the start adds nothing.
+    @Test func eachAlarmKnowsHowLongBeforeItsItemStartsAndWhere() throws {
+        let found = try component(calendar(event("l", "Dentist", ["DTSTART:20300101T100000Z", "DTEND:20300101T110000Z",
+                                                                 "LOCATION:Hauptstraße 5"]
+            + Self.alarm("-PT15M") + Self.alarm("PT5M")
+            + ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x", "TRIGGER;VALUE=DATE-TIME:20291231T100000Z", "END:VALARM"]
+            + Self.alarm("PT0S"))))
+        let asked = try requests(found)
+        #expect(asked.map { $0["leadTime"] } == [.double(900), .double(-300), .double(86_400), nil])
+        #expect(asked.allSatisfy { $0["location"] == .string("Hauptstraße 5") })
+        let ended = try component(calendar(event("e", "Ended", ["DTSTART:20300101T100000Z", "DTEND:20300101T110000Z",
+                                                               "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
+                                                               "TRIGGER;RELATED=END:PT5M", "END:VALARM"])))
+        #expect(try requests(ended).map { $0["leadTime"] } == [.double(-3_900)])
+    }
+
     @Test func aTaskWithOnlyAStartIsRemindedAtItsStart() throws {
         let task = ["BEGIN:VTODO", "UID:t", "SUMMARY:Task", "DTSTART:20300101T100000Z", "END:VTODO"]
         #expect(try whens(try component(calendar(task))) == ["2030-01-01T10:00:00+00:00"])

@@ -36,6 +36,25 @@ struct ICalendarTests {
         #expect(garage["when"] as? String == "2031-01-15T14:35:00[Europe/Berlin]")
     }
 
+    /// The popup of a reminder rung ahead of its event says when the event starts and where,
+    /// and the list keeps both.
+    @Test func anImportedReminderSaysWhenAndWhereItsEventIs() throws {
+        let session = try TestSession()
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let start = formatter.string(from: Date().addingTimeInterval(15 * 60 + 3))
+        let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:soon@example.org", "SUMMARY:Dentist",
+                    "LOCATION:Hauptstraße 5", "DTSTART:\(start)", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
+                    "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        let result = try session.run(["chime", "import", "-"], stdin: text)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let dentist = try notification(try session.listedJSON(), titled: "Dentist")
+        #expect(dentist["location"] as? String == "Hauptstraße 5" && dentist["leadTime"] as? Double == 900, "\(dentist)")
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("'Starts in 15 min. · Hauptstraße 5'"), "\(call)")
+    }
+
     @Test func gnomeCalendarAllDayAndFloatingRepeat() throws {
         let session = try TestSession()
         let result = try session.run(["chime", "import", sample("gnome-calendar")])

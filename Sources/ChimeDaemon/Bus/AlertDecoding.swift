@@ -51,6 +51,10 @@ enum AlertDecoding {
                 case .badge:
                     guard let badge = value.integerValue else { throw FieldError(key, "must be an integer, not type '\(value.signature)'.") }
                     fields.alert.badge = Int(clamping: badge)
+                case .leadTime:
+                    let seconds: Double? = if case .double(let number) = value { number } else { value.integerValue.map(Double.init) }
+                    guard let seconds else { throw FieldError(key, "must be a number of seconds, not type '\(value.signature)'.") }
+                    try fields.setLeadTime(seconds)
                 default:
                     guard let text = value.stringValue else {
                         guard AlertFields.stringKeys.contains(key) else { throw unknownKey(key) }
@@ -165,9 +169,10 @@ enum AlertDecoding {
 struct AlertFields {
     /// The keys set from a plain string, and every key of an alert: NotificationKey's
     /// names, so that the decoder and the encoder cannot drift apart.
-    static let stringKeys = [NotificationKey.title, .body, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .textDomain]
-        .map(\.rawValue)
-    static let allKeys = stringKeys + [NotificationKey.urgency, .expires, .badge, .actions, .actionOptions, .hints, .userInfo].map(\.rawValue)
+    static let stringKeys = [NotificationKey.title, .body, .appName, .desktopEntry, .image, .sound, .category, .defaultAction, .textDomain,
+                             .location].map(\.rawValue)
+    static let allKeys = stringKeys
+        + [NotificationKey.urgency, .expires, .badge, .leadTime, .actions, .actionOptions, .hints, .userInfo].map(\.rawValue)
 
     var alert = Alert(title: "")
     var actions: [Action] = []
@@ -200,9 +205,21 @@ struct AlertFields {
         // An empty label is UILocalNotification's hasAction = NO.
         case .defaultAction: alert.defaultAction = text
         case .textDomain: alert.textDomain = try TextDomainField.parse(text)
+        case .location: alert.location = text.isEmpty ? nil : text
+        case .leadTime:
+            guard let seconds = Double(text) else { throw FieldError(key, "'\(text)' is not a number of seconds.") }
+            try setLeadTime(seconds)
         default:
             throw FieldError(key, "is not a notification field; known fields are \(Self.allKeys.joined(separator: ", ")).")
         }
+    }
+
+    /// Up to a year either way: an alarm rings before, or after, the start of what it is about.
+    mutating func setLeadTime(_ seconds: Double) throws(FieldError) {
+        guard seconds.isFinite, abs(seconds) <= 366 * 86_400 else {
+            throw FieldError(NotificationKey.leadTime.rawValue, "is \(seconds); it must be a number of seconds within a year.")
+        }
+        alert.leadTime = seconds
     }
 
     func finish() throws(DBusError) -> Alert {

@@ -183,12 +183,14 @@ extension MethodTable {
     }
 
     /// Leaves out of a repeat the occurrences its EXDATEs name (`whens` in Schedule's form),
-    /// as Skip does; one that names no occurrence changes nothing (RFC 5545 3.8.5.1).
+    /// as Skip does; one that names no occurrence changes nothing (RFC 5545 3.8.5.1). An
+    /// EXDATE names the item's occurrence: its reminder rings `leadTime` before it.
     private static func skip(_ whens: [String], of notification: inout ScheduledNotification, now: Date, zone: Zone) {
         guard !whens.isEmpty, notification.rule.recurrence != nil else { return }
         let parser = WhenParser(now: now, systemZone: zone)
         for text in whens {
-            guard let instant = (try? parser.trigger(text))?.instant(systemZone: zone),
+            guard let start = (try? parser.trigger(text))?.instant(systemZone: zone),
+                  case let instant = start.addingTimeInterval(-(notification.alert.leadTime ?? 0)),
                   let found = notification.rule.firstOccurrence(onOrAfter: instant, systemZone: zone), found.date == instant,
                   let local = notification.rule.wallClock(ofOccurrence: found.index, systemZone: zone) else { continue }
             notification.rule.skipped.insert(local)

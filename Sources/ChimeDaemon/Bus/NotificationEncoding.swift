@@ -68,6 +68,8 @@ enum NotificationEncoding {
         if let category = alert.category { fields.append((.category, .string(category))) }
         if let label = alert.defaultAction { fields.append((.defaultAction, .string(label))) }
         if let domain = alert.textDomain { fields.append((.textDomain, .string(domain))) }
+        if let location = alert.location { fields.append((.location, .string(location))) }
+        if let lead = alert.leadTime { fields.append((.leadTime, .double(lead))) }
         if let expires = alert.expires { fields.append((.expires, .int32(expires))) }
         switch alert.sound {
         case .serverDefault: break

@@ -241,7 +241,11 @@ final class Presenter {
     func post(_ delivery: Delivery, _ presentation: PresentationOptions) {
         var alert = presentation.shaping(shownOnServer(delivery.stored.alert))
         // Taken over, the text is the one on screen: as late as it was when first shown.
-        let lateBy = (delivery.takeover == nil ? time.now : delivery.shownAt ?? time.now).timeIntervalSince(delivery.stored.due)
+        let shownAt = delivery.takeover == nil ? time.now : delivery.shownAt ?? time.now
+        let lateBy = shownAt.timeIntervalSince(delivery.stored.due)
+        if let line = EventLine.text(delivery.stored.alert, due: delivery.stored.due, shown: shownAt) {
+            alert.body = alert.body.isEmpty ? line : line + "\n" + alert.body
+        }
         if lateBy > Self.lateThreshold, delivery.stored.kind != .notice {
             let note = localized("Due %1$s ago.", LateText.spoken(lateBy))
             alert.body = alert.body.isEmpty ? note : alert.body + "\n" + note

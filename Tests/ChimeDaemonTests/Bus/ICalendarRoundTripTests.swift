@@ -11,7 +11,8 @@ import Testing
 /// skipped occurrence, each kind of time), not picked by hand.
 struct ICalendarRoundTripTests {
     /// The keys that describe the schedule: what must survive the round trip.
-    static let scheduleKeys = ["title", "body", "when", "calendar", "repeat", "every", "rrule", "skipped", "nextFire", "state"]
+    static let scheduleKeys = ["title", "body", "when", "calendar", "repeat", "every", "rrule", "skipped", "nextFire", "state",
+                               "location", "leadTime"]
 
     /// Each kind of time `when` can be: on a zone's clock, floating, an instant.
     static let times = ["2027-02-01T10:00:00[Europe/Berlin]", "2027-02-01T10:00:00", "2027-02-01T09:00:00+00:00"]
@@ -42,8 +43,10 @@ struct ICalendarRoundTripTests {
     /// cancels it, imports the export: the description before and after.
     func roundTrip(_ harness: DaemonHarness, when: String, _ form: [(String, Value)], skipping: Bool)
         throws -> (before: [String: Value], after: [String: Value], calendar: String) {
+        // Every other one is about an event that starts a quarter of an hour later, somewhere.
+        let event: [(String, Value)] = form.count % 2 == 0 ? [("leadTime", .double(900)), ("location", .string("Library"))] : []
         let request = Value.variantDictionary([("title", .string("Book club")), ("body", .string("Bring the book")),
-                                               ("when", .string(when))] + form)
+                                               ("when", .string(when))] + form + event)
         let id = try #require(try harness.values("Schedule", [request]).first?.stringValue)
         // A repeat with a second occurrence still to come loses it.
         let coming = try harness.values("Occurrences", [.string(id), .uint32(2)]).first?.arrayElements ?? []
