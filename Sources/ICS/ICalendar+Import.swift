@@ -182,12 +182,14 @@ extension ICalendar {
         return time
     }
 
-    /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID, or
-    /// else `#` and its place among the item's alarms from 1.
+    /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID or
+    /// Evolution's X-EVOLUTION-ALARM-UID, or else `#` and its place among the item's alarms from 1.
     private static func alarmKey(_ alarm: OpaquePointer, index: Int) -> String {
         if let uid = text(icalcomponent_get_uid(alarm)), !uid.isEmpty { return uid }
-        let apple = properties(of: alarm, ICAL_X_PROPERTY).first { text(icalproperty_get_x_name($0))?.uppercased() == "X-WR-ALARMUID" }
-        if let apple, case let uid = xValue(apple), !uid.isEmpty { return uid }
+        for name in ["X-WR-ALARMUID", "X-EVOLUTION-ALARM-UID"] {
+            let own = properties(of: alarm, ICAL_X_PROPERTY).first { text(icalproperty_get_x_name($0))?.uppercased() == name }
+            if let own, case let uid = xValue(own), !uid.isEmpty { return uid }
+        }
         return "#\(index + 1)"
     }
 
@@ -267,10 +269,16 @@ extension ICalendar {
                 fields.append((field, field == "lateLimit" ? .double(number) : .int64(Int64(number))))
             } else if name == ChimeProperty.urgency {
                 fields.append(("urgency", .string(content)))
+            } else if [ChimeProperty.action, ChimeProperty.actionOption, ChimeProperty.data].contains(name), key == nil {
+                throw .refused(localized("%1$s has no %2$s parameter to name its key", name, ChimeProperty.keyParameter))
             } else if name == ChimeProperty.action, let key {
                 actions.append(.structure([.string(key), .string(content)]))
-            } else if name == ChimeProperty.actionOption, let key, let option = parameter(ChimeProperty.nameParameter, of: property),
-                      let typed = typedValue(content) {
+            } else if [ChimeProperty.actionOption, ChimeProperty.data].contains(name), typedValue(content) == nil {
+                throw .refused(localized("%1$s '%2$s' is not TYPE:VALUE, with TYPE string, int, double or bool", name, content))
+            } else if name == ChimeProperty.actionOption, let key, let typed = typedValue(content) {
+                guard let option = parameter(ChimeProperty.nameParameter, of: property) else {
+                    throw .refused(localized("%1$s has no %2$s parameter to name its option", name, ChimeProperty.nameParameter))
+                }
                 if options[key] == nil { optionOrder.append(key) }
                 options[key, default: []].append((option, typed))
             } else if name == ChimeProperty.data, let key, let typed = typedValue(content) {

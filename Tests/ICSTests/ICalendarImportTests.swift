@@ -123,6 +123,12 @@ struct ICalendarImportTests {
         (event("u", "Unknown", ["DTSTART:20300101T100000Z", "X-CHIME-COLOUR:red"]),
          "refused: X-CHIME-COLOUR is not a Chime property this version reads"),
         (event("b", "Badge", ["DTSTART:20300101T100000Z", "X-CHIME-BADGE:many"]), "refused: X-CHIME-BADGE 'many' is not a number"),
+        (event("d", "Data", ["DTSTART:20300101T100000Z", "X-CHIME-DATA:string:fern"]),
+         "refused: X-CHIME-DATA has no X-CHIME-KEY parameter to name its key"),
+        (event("d", "Data", ["DTSTART:20300101T100000Z", "X-CHIME-DATA;X-CHIME-KEY=plant:fern"]),
+         "refused: X-CHIME-DATA 'fern' is not TYPE:VALUE, with TYPE string, int, double or bool"),
+        (event("o", "Option", ["DTSTART:20300101T100000Z", "X-CHIME-ACTION-OPTION;X-CHIME-KEY=done:bool:true"]),
+         "refused: X-CHIME-ACTION-OPTION has no X-CHIME-NAME parameter to name its option"),
     ])
     func aComponentThatCannotBeImportedSaysWhy(_ lines: [String], _ expected: String) throws {
         #expect(outcome(try component(calendar(lines))) == expected)

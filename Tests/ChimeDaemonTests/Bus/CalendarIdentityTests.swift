@@ -155,6 +155,33 @@ struct CalendarIdentityTests {
         #expect(found == whens)
     }
 
+    /// Alarms with UIDs of their own (RFC 9074's UID, Evolution's, Apple's) are matched by
+    /// them, whatever their order in the file; without, by their place.
+    @Test func alarmsAreMatchedByTheirOwnUIDs() throws {
+        let harness = try DaemonHarness()
+        func file(_ alarms: [(uid: String, trigger: String)]) -> String {
+            let lines = ["BEGIN:VEVENT", "UID:evo@example.org", "SUMMARY:Dentist", "DTSTART:20270301T090000Z"]
+                + alarms.flatMap { ["BEGIN:VALARM", "X-EVOLUTION-ALARM-UID:\($0.uid)", "ACTION:DISPLAY", "DESCRIPTION:x",
+                                    "TRIGGER:\($0.trigger)", "END:VALARM"] } + ["END:VEVENT"]
+            return Self.calendar([lines.joined(separator: "\r\n")])
+        }
+        let first = try Self.importPart(harness, file([("hour", "-PT1H"), ("day", "-P1D")])).ids
+        let again = try Self.importPart(harness, file([("day", "-P1D"), ("hour", "-PT2H")]))
+        #expect(again.ids == [first[1], first[0]] && again.updated.count == 2)
+        #expect(try harness.store.notification(id: first[0])?.nextFire == Date(timeIntervalSince1970: 1_803_891_600 - 7_200))
+    }
+
+    /// A date no calendar has is refused by name, never moved to one that exists.
+    @Test func anImpossibleDateIsRefusedNotMoved() throws {
+        let harness = try DaemonHarness()
+        let reply = try harness.values("ImportICalendarPart", [.string(Self.calendar([Self.event("i@example.org", "Impossible",
+                                                                                                  start: "20300231T100000Z")])),
+                                                                .array(element: "u", [])])
+        let refused = reply.count > 1 ? (reply[1].arrayElements ?? []).compactMap(\.stringValue) : []
+        #expect(refused.count == 1 && refused[0].contains("2030-02-31") && refused[0].contains("February"), "\(refused)")
+        #expect(try harness.store.scheduled().isEmpty)
+    }
+
     @Test func itemsWithoutAUIDAreNewEachTime() throws {
         let harness = try DaemonHarness()
         let text = Self.calendar([Self.event(nil, "Anonymous", start: "20270301T090000Z")])
