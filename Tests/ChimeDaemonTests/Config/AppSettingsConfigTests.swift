@@ -6,8 +6,7 @@ import Testing
 /// the file and line of the fault.
 struct AppSettingsConfigTests {
     private func load(_ text: String) throws -> Result<Config, ConfigError> {
-        let directory = try ConfigTests.Directory()
-        return Config.load(from: try directory.write(text))
+        try ConfigTests.load(text)
     }
 
     @Test func switchesAreReadAndAbsentOnesAreOn() throws {

@@ -5,8 +5,7 @@ import Testing
 /// The `[Calendars]` group of the config: when an all-day item's day starts for its alarms.
 struct CalendarsConfigTests {
     private func load(_ text: String) throws -> Result<Config, ConfigError> {
-        let directory = try ConfigTests.Directory()
-        return Config.load(from: try directory.write(text))
+        try ConfigTests.load(text)
     }
 
     @Test func anAllDayTimeIsReadAndMidnightIsTheDefault() throws {

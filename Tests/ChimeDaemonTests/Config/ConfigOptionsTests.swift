@@ -7,8 +7,7 @@ import Testing
 /// `Destructive=`, `Icon=` and `MinimalActions=`.
 struct ConfigOptionsTests {
     private func load(_ text: String) throws -> Result<Config, ConfigError> {
-        let directory = try ConfigTests.Directory()
-        return Config.load(from: try directory.write(text))
+        try ConfigTests.load(text)
     }
 
     static let todo = """

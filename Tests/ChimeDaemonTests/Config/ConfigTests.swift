@@ -18,9 +18,14 @@ struct ConfigTests {
         }
     }
 
-    private func load(_ text: String) throws -> Result<Config, ConfigError> {
+    /// `text` as the config file, read as chimed reads it.
+    static func load(_ text: String) throws -> Result<Config, ConfigError> {
         let directory = try Directory()
         return Config.load(from: try directory.write(text))
+    }
+
+    private func load(_ text: String) throws -> Result<Config, ConfigError> {
+        try Self.load(text)
     }
 
     /// The first error of `text`: the one that kept it from being read, or the first of its groups'.

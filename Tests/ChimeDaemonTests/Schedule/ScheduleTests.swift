@@ -257,8 +257,14 @@ struct ScheduleTests {
             let new = try harness.reminder("new00001", in: 60, body: body)
             return try harness.run { schedule.add(new, done: $0) }.map { _ in }
         case .importing:
+            // As a calendar read again is: new items, and one there already rewritten in place.
             let items = [try harness.reminder("first001", in: 60), try harness.reminder("second01", in: 120, body: body)]
-            return try harness.run { schedule.add(items, done: $0) }.map { _ in }
+            var alarm = try #require(try harness.store.notification(id: "alarm"))
+            alarm.alert.body = body.isEmpty ? "Read again." : body
+            alarm.rule = try FireRule(trigger: .absolute(now.addingTimeInterval(2_400)))
+            alarm.nextFire = now.addingTimeInterval(2_400)
+            return try harness.run { schedule.merge(new: items, updated: [alarm], detail: "Read again.", at: now, done: $0) }
+                .map { #expect($0.updated.map(\.id) == ["alarm"]) }
         case .update:
             var alarm = try #require(try harness.store.notification(id: "alarm"))
             alarm.alert.body = body.isEmpty ? "Changed." : body
