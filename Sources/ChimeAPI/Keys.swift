@@ -191,3 +191,24 @@ public enum AppSettingsKey: String, CaseIterable, Sendable {
         }
     }
 }
+
+/// The keys of one calendar of `Calendars`, `AddCalendar` and `chime calendar list --json`.
+public enum CalendarKey: String, CaseIterable, Sendable {
+    case name, kind, location, state, reminders, problems, lastRead, lastReadTimestamp
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .name: "s: the name it is known by"
+        case .kind: "s: vdir (a folder of .ics files, one per item, as vdirsyncer, khal and todoman keep them)"
+        case .location: "s: the folder, absolute, links resolved"
+        case .state: "s: reading, watching (read, and changes are read as they happen), missing (the folder is gone; its "
+            + "reminders are kept until it is back or the calendar is removed), or a sentence saying why it cannot be read"
+        case .reminders: "u: notifications its items made that are still to fire"
+        case .problems: "as: one sentence per file not read or read in part, naming the file (files larger than "
+            + "\(Limits.calendarFileBytes >> 20) MiB, not regular, links out of the folder, not iCalendar, items refused)"
+        case .lastRead: "s: ISO 8601 time it was last read whole; absent before"
+        case .lastReadTimestamp: "x: the same as Unix time"
+        }
+    }
+}

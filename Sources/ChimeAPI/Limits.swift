@@ -28,4 +28,8 @@ public enum Limits {
     public static let waitingToPresent = 1_000
     /// How many fire times one NextFireTimes call may ask for.
     public static let nextFireCount: ClosedRange<UInt32> = 1...1000
+    /// Bytes of one file of a calendar folder: a larger one is named in chime calendar list, not read.
+    public static let calendarFileBytes = 1 << 20
+    /// Calendars chimed follows at once.
+    public static let calendars = 64
 }

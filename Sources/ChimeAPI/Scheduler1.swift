@@ -137,11 +137,26 @@ public enum Scheduler1 {
         "The notifications ids (every scheduled one when ids is empty) as an iCalendar text, as chime export writes it; "
             + "refusals has one sentence per notification left out (one that fires at a place). NotFound for an unknown id.")
 
+    public static let addCalendar = MethodDeclaration(
+        "AddCalendar", in: ["location": "s", "options": "a{sv}"], out: ["calendar": "a{sv}"],
+        "Follows a calendar: location is a vdir folder (absolute path), read now and then whenever a file in it is written, "
+            + "replaced or removed (inotify); each VEVENT and VTODO is scheduled as ImportICalendar does, and a file removed "
+            + "or an item taken out of one takes its reminders with it. options: name (s; default the folder's name). "
+            + "Returns the calendar as Calendars describes it. InvalidArgs (location or name) for a path that is not a "
+            + "readable folder, a folder of calendar folders (the sentence names them), or a name or folder followed already.")
+    public static let removeCalendar = MethodDeclaration(
+        "RemoveCalendar", in: ["name": "s"], out: ["removed": "u"],
+        "Stops following calendar name and cancels the reminders its files made; returns how many. The files are left as "
+            + "they are. NotFound when no calendar has that name.")
+    public static let calendars = MethodDeclaration(
+        "Calendars", out: ["calendars": "aa{sv}"],
+        "The calendars followed, by name: " + describe(CalendarKey.allCases.map { ($0.rawValue, $0.summary) }) + ".")
+
     public static let methods = [
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, occurrences, skip, status, setBadge, getBadge,
         invokeAction, getAppSettings, update, updateSimple, snooze, importICalendar, importICalendarPart,
-        exportICalendar,
+        exportICalendar, addCalendar, removeCalendar, calendars,
     ]
 
     /// The method called `name`, nil when there is none.

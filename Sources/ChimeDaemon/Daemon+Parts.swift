@@ -34,6 +34,8 @@ struct DaemonParts {
     let signals: ServiceSignals
     let presses: PressHandler
     let lock: SessionLock
+    /// The calendars followed, read into the schedule.
+    let calendars: Calendars
     /// The exported API: ``ChimeAPI/Scheduler1``'s method table.
     let methods: MethodTable
 }
@@ -59,9 +61,11 @@ extension Daemon {
         let presses = PressHandler(store: store, schedule: schedule, commits: commits, commands: inputs.commands,
                                    launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger,
                                    now: inputs.now)
+        let calendars = Calendars(Calendars.Context(store: store, commits: commits, schedule: schedule, loop: inputs.loop,
+                                                    settings: inputs.settings, logger: logger, now: inputs.now))
         let methods = MethodTable(server: inputs.server, presenter: presenter, store: store, schedule: schedule,
                                   commits: commits, settings: inputs.settings, badges: badges, presses: presses,
-                                  logger: logger, now: inputs.now)
+                                  calendars: calendars, logger: logger, now: inputs.now)
 
         // Unowned: each part is held by the parts (and they by the daemon) for as long as
         // chimed runs; the closures must not keep them alive past it.
@@ -84,6 +88,6 @@ extension Daemon {
         fireTimer.onFired = fired
         places.onFired = { notification in fired(notification, 0, true) }
         return DaemonParts(presenter: presenter, schedule: schedule, fireTimer: fireTimer, places: places, badges: badges,
-                           signals: signals, presses: presses, lock: lock, methods: methods)
+                           signals: signals, presses: presses, lock: lock, calendars: calendars, methods: methods)
     }
 }

@@ -190,6 +190,8 @@ public final class Daemon {
                 rest.mark("system bus")
                 self.startServices(store: store, presenter: presenter, schedule: schedule, commits: commits)
                 rest.mark("services")
+                parts.calendars.start()
+                rest.mark("calendars")
                 // Bound now, not at the first label of the first reminder that fires: the
                 // search would make that one late.
                 let catalogue = Localization.start()

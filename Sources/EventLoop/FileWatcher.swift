@@ -11,10 +11,8 @@ import Glibc
 /// inode, and the watch moves to whatever has the name now. Only while the name is
 /// missing is its directory watched, for the name's creation alone.
 public final class FileWatcher {
-    private let fd: Int32
+    private let inotify: Inotify
     private let path: String
-    private let directory: String
-    private let name: String
     private var source: Source?
     /// The watch on the file, or -1 while it is missing.
     private var fileWatch: Int32 = -1
@@ -27,21 +25,15 @@ public final class FileWatcher {
     /// Calls `handler` with `path` whenever the file at `path` (absolute) changes or is
     /// replaced, created or removed.
     public init(loop: EventLoop, path: String, handler: @escaping (String) -> Void) throws(LoopError) {
-        guard let slash = path.lastIndex(of: "/"), path.index(after: slash) < path.endIndex else {
-            throw .system(call: "inotify_add_watch \(path)", errno: EINVAL)
-        }
+        inotify = try Inotify(path: path)
         self.path = path
-        directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        name = String(path[path.index(after: slash)...])
-        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { throw .system(call: "inotify_init1", errno: errno) }
         do throws(LoopError) {
             try follow()
         } catch {
-            close(fd)
+            close(inotify.fd)
             throw error
         }
-        source = loop.watch(fd: fd, events: .readable) { [unowned self] _ in
+        source = loop.watch(fd: inotify.fd, events: .readable) { [unowned self] _ in
             guard self.readEvents() else { return }
             // Watch what has the name now before saying so, so a change right after the
             // handler has looked is not missed.
@@ -51,60 +43,40 @@ public final class FileWatcher {
     }
 
     /// The inotify descriptor: readable exactly when something is to be reported.
-    var descriptor: Int32 { fd }
+    var descriptor: Int32 { inotify.fd }
 
     /// Watches the file that has the name now, or its directory while there is none.
     private func follow() throws(LoopError) {
-        let watch = inotify_add_watch(fd, path, Self.fileMask)
+        let watch = inotify_add_watch(inotify.fd, path, Self.fileMask)
         if watch >= 0 {
             // Adding a watch for an inode already watched returns the same descriptor.
-            if fileWatch >= 0 && fileWatch != watch { _ = inotify_rm_watch(fd, fileWatch) }
+            if fileWatch >= 0 && fileWatch != watch { _ = inotify_rm_watch(inotify.fd, fileWatch) }
             fileWatch = watch
-            if directoryWatch >= 0 { _ = inotify_rm_watch(fd, directoryWatch) }
+            if directoryWatch >= 0 { _ = inotify_rm_watch(inotify.fd, directoryWatch) }
             directoryWatch = -1
             return
         }
         let code = errno
         guard code == ENOENT else { throw .system(call: "inotify_add_watch \(path)", errno: code) }
-        if fileWatch >= 0 { _ = inotify_rm_watch(fd, fileWatch) }
+        if fileWatch >= 0 { _ = inotify_rm_watch(inotify.fd, fileWatch) }
         fileWatch = -1
         guard directoryWatch < 0 else { return }
-        directoryWatch = inotify_add_watch(fd, directory, Self.directoryMask)
-        guard directoryWatch >= 0 else { throw .system(call: "inotify_add_watch \(directory)", errno: errno) }
+        directoryWatch = inotify_add_watch(inotify.fd, inotify.parent, Self.directoryMask)
+        guard directoryWatch >= 0 else { throw .system(call: "inotify_add_watch \(inotify.parent)", errno: errno) }
     }
 
     /// Drains the queued events; true when one of them concerns the file.
     private func readEvents() -> Bool {
-        var relevant = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            var offset = 0
-            // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[]; }
-            while offset + 16 <= count {
-                let (watch, mask, length) = buffer.withUnsafeBytes { bytes in
-                    (bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    // Events were lost: the file may have changed.
-                    relevant = true
-                } else if watch == fileWatch && mask & ~UInt32(IN_IGNORED) != 0 {
-                    relevant = true
-                } else if watch == directoryWatch {
-                    let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
-                    if String(decoding: nameBytes, as: UTF8.self) == name { relevant = true }
-                }
-                offset += 16 + length
-            }
+        inotify.events().contains { event in
+            // Events were lost (IN_Q_OVERFLOW): the file may have changed.
+            event.has(IN_Q_OVERFLOW)
+                || (event.watch == fileWatch && event.mask & ~UInt32(IN_IGNORED) != 0)
+                || (event.watch == directoryWatch && event.name == inotify.name)
         }
-        return relevant
     }
 
     deinit {
         source?.cancel()
-        close(fd)
+        close(inotify.fd)
     }
 }

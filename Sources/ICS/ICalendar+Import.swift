@@ -69,6 +69,15 @@ extension ICalendar {
         // in the calendar (time.zone), which an Outlook zone name is read through.
         let start = startOfDay(due != nil ? icalcomponent_get_due(component) : icalcomponent_get_dtstart(component))
         let end = isTask ? start : startOfDay(icalcomponent_get_dtend(component))
+        // libical's arithmetic carries a month 13 or a 31 April into the next month: an alarm
+        // counted from one would ring on a date the file never said. (Without alarms the
+        // date reaches chimed as written, and chimed refuses it.)
+        let hasAlarms = !children(of: component, ICAL_VALARM_COMPONENT).isEmpty
+        for (name, time) in [(due != nil ? "DUE" : "DTSTART", start), ("DTEND", end)] where hasAlarms {
+            if let problem = impossibility(time) {
+                throw .refused(localized("%1$s %2$s is not a date: %3$s", name, localText(time), problem))
+            }
+        }
         let zone = try zoneName(anchor, start)
         let repeats = icalcomponent_get_first_property(component, ICAL_RRULE_PROPERTY) != nil
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
@@ -206,6 +215,21 @@ extension ICalendar {
     /// An all-day item's date as the time its day starts at (`at`): midnight, where RFC 5545
     /// and Thunderbird put its alarms' offsets, or the user's choice (GNOME and Apple ring
     /// an all-day item at 09:00). libical adds no hours to a date.
+    /// Why `time` names no day and time (month 13, 31 April, hour 25); nil when it names one, or is null.
+    private static func impossibility(_ time: icaltimetype) -> String? {
+        guard icaltime_is_null_time(time) == 0 else { return nil }
+        if !(1...12).contains(time.month) { return localized("month %1$d is out of range", Int(time.month)) }
+        let leap = time.year % 4 == 0 && (time.year % 100 != 0 || time.year % 400 == 0)
+        let days: Int32 = time.month == 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].contains(time.month) ? 30 : 31
+        if !(1...days).contains(time.day) {
+            return localized("day %1$d is out of range", Int(time.day))
+        }
+        if !(0...23).contains(time.hour) || !(0...59).contains(time.minute) || !(0...60).contains(time.second) {
+            return localized("%1$s is not a time of day", String(localText(time).suffix(8)))
+        }
+        return nil
+    }
+
     private static func startOfDay(_ time: icaltimetype, at start: (hour: Int, minute: Int)) -> icaltimetype {
         var time = time
         if time.is_date != 0 { (time.is_date, time.hour, time.minute, time.second) = (0, Int32(start.hour), Int32(start.minute), 0) }

@@ -1,3 +1,4 @@
+import CICal
 import ChimeAPI
 import DBus
 import Localization
@@ -104,6 +105,10 @@ public enum ImportRefusal: Error {
 public struct ImportComponent {
     /// `VEVENT "Dentist" (UID 42@x, line 12)`.
     public let label: String
+    /// Its UID and RECURRENCE-ID, whether or not it can be imported: a calendar read again
+    /// keeps what an item it cannot read now made before.
+    public let uid: String
+    public let recurrenceID: String
     /// What Schedule is asked, or why nothing is.
     public let plan: Result<ImportPlan, ImportRefusal>
 }
@@ -148,7 +153,9 @@ public enum CalendarText {
         let lines = fileLines.count == components.count ? fileLines : ICalendar.componentLines(read)
         return components.enumerated().map { index, component in
             let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
-            return ImportComponent(label: label, plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component, allDay: allDay) })
+            let recurrence = icalcomponent_get_first_property(component, ICAL_RECURRENCEID_PROPERTY).map(ICalendar.value) ?? ""
+            return ImportComponent(label: label, uid: ICalendar.text(icalcomponent_get_uid(component)) ?? "", recurrenceID: recurrence,
+                                   plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component, allDay: allDay) })
         }
     }
 

@@ -33,6 +33,6 @@ struct Chime: ParsableCommand {
             """,
         version: chimeVersion,
         subcommands: [Notify.self, Add.self, Edit.self, Snooze.self, List.self, Show.self, Cancel.self, Next.self, Skip.self, Act.self, Badge.self,
-                      Log.self, Doctor.self, Import.self, Export.self]
+                      Log.self, Doctor.self, Import.self, Export.self, CalendarCommand.self]
     )
 }

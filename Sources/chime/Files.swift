@@ -51,3 +51,13 @@ extension Substring {
         return self[start..<end]
     }
 }
+
+/// `path` made absolute against the working folder; `.` and `..` are left for the reader
+/// to resolve.
+func absolutePath(_ path: String) -> String {
+    guard !path.hasPrefix("/") else { return path }
+    guard let cwd = getcwd(nil, 0) else { return path }
+    defer { free(cwd) }
+    let base = String(cString: cwd)
+    return (base == "/" ? "" : base) + "/" + path
+}

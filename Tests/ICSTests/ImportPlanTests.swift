@@ -94,6 +94,19 @@ struct ImportPlanTests {
         #expect(outcome(plan, chimed) == "refused: when: '\(when)' is no date")
     }
 
+    /// An alarm is counted from its item's start by libical, which would carry month 13
+    /// into the next year: an impossible start with alarms is refused here, by name.
+    @Test(arguments: [("20301345T100000Z", "month 13 is out of range"), ("20300230T100000Z", "day 30 is out of range"),
+                      ("20300430T250000Z", "25:00:00 is not a time of day")])
+    func anImpossibleStartWithAlarmsIsRefusedByName(_ start: String, _ problem: String) throws {
+        let text = calendar(event("bad", "Bad date", ["DTSTART:" + start, "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M",
+                                                     "END:VALARM"]))
+        let refusal = try #require(CalendarText.components(of: text)?.first.map { component -> String? in
+            if case .failure(.refused(let reason)) = component.plan { reason } else { nil }
+        })
+        #expect(refusal?.hasPrefix("DTSTART ") == true && refusal?.hasSuffix(problem) == true, "\(String(describing: refusal))")
+    }
+
     @Test func anotherErrorOfFirstFireIsPassedOn() throws {
         struct Broken: Error, Equatable {}
         #expect(throws: Broken()) { try daily().plan.get().requests { _, _ in throw Broken() } }

@@ -223,6 +223,19 @@ extension Store {
                 CREATE INDEX notification_linkUID ON notification(linkUID) WHERE linkUID IS NOT NULL;
                 """)
         }
+        registerMigration("v12: calendars") { db in
+            // The calendars chimed follows (``CalendarSource``), and the index that finds what
+            // each of their files made: a file changed or removed is read by its name.
+            try db.execute(sql: """
+                CREATE TABLE calendar (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    kind TEXT NOT NULL,
+                    location TEXT NOT NULL UNIQUE,
+                    added REAL NOT NULL
+                );
+                CREATE INDEX notification_linkSource ON notification(linkSource) WHERE linkSource IS NOT NULL;
+                """)
+        }
         return migrations
     }
 }

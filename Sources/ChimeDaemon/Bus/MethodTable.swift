@@ -19,13 +19,15 @@ final class MethodTable {
     let settings: Settings
     private let badges: Badges
     let presses: PressHandler
+    /// The calendars followed: AddCalendar, RemoveCalendar and Calendars.
+    let calendars: Calendars
     let logger: Logger
     let now: () -> Date
 
     init(server: NotificationPoster, presenter: Presenter, store: Store, schedule: Schedule, commits: CommitQueue,
-         settings: Settings, badges: Badges, presses: PressHandler, logger: Logger, now: @escaping () -> Date) {
+         settings: Settings, badges: Badges, presses: PressHandler, calendars: Calendars, logger: Logger, now: @escaping () -> Date) {
         (self.server, self.presenter, self.store, self.schedule, self.commits) = (server, presenter, store, schedule, commits)
-        (self.settings, self.badges, self.presses, self.logger, self.now) = (settings, badges, presses, logger, now)
+        (self.settings, self.badges, self.presses, self.calendars, self.logger, self.now) = (settings, badges, presses, calendars, logger, now)
     }
 
     // MARK: - The table
@@ -68,6 +70,9 @@ final class MethodTable {
             (Scheduler1.importICalendar, .later(importICalendar)),
             (Scheduler1.importICalendarPart, .later(importICalendarPart)),
             (Scheduler1.exportICalendar, .now(exportICalendar)),
+            (Scheduler1.addCalendar, .later(addCalendar)),
+            (Scheduler1.removeCalendar, .later(removeCalendar)),
+            (Scheduler1.calendars, .now(listCalendars)),
         ]
     }
 
@@ -112,7 +117,7 @@ final class MethodTable {
     }
 
     private func schedule(_ call: MethodCall, _ responder: Responder) throws(DBusError) {
-        let notification = try scheduledNotification(try call.entries(0), now: now(), zone: .current)
+        let notification = try ScheduledNotification.requested(try call.entries(0), now: now(), zone: .current)
         try checkCategory(of: notification.alert)
         schedule(notification, responder)
     }
@@ -127,7 +132,7 @@ final class MethodTable {
             return try fields.set(key, text: text)
         }
         try checkCategory(of: alert)
-        schedule(try scheduledNotification(alert, fields, now: now(), zone: .current), responder)
+        schedule(try ScheduledNotification.requested(alert, fields, now: now(), zone: .current), responder)
     }
 
     /// Refuses a category the request names that chimed does not know (``ConfigInForce/check(category:)``).

@@ -198,24 +198,31 @@ final class Schedule {
         })
     }
 
-    /// Adds `new` and writes each of `updated` over the notification of its id, scheduled
-    /// or done, with an `edited` event saying `detail`: all or none, in one transaction (a
-    /// calendar read again). `done` hears them as stored, the new ones under their ids.
-    func merge(new: [ScheduledNotification], updated: [ScheduledNotification], detail: String, at instant: Date,
-               done: @escaping (Result<(new: [ScheduledNotification], updated: [ScheduledNotification]), StoreError>) -> Void) {
+    /// Adds `new`, writes each of `updated` over the notification of its id, scheduled or
+    /// done, with an `edited` event saying `detail`, and cancels `removed` (their items left
+    /// their calendar): all or none, in one transaction (a calendar read again). `done`
+    /// hears them as stored, the new ones under their ids, and the ids removed.
+    func merge(new: [ScheduledNotification], updated: [ScheduledNotification], removed: [String] = [], detail: String,
+               at instant: Date,
+               done: @escaping (Result<(new: [ScheduledNotification], updated: [ScheduledNotification], removed: [String]),
+                                       StoreError>) -> Void) {
         var stored = new
         var written: [ScheduledNotification] = []
+        var deleted: [String] = []
         commits.stage({ [unowned self] db in
+            if !removed.isEmpty {
+                deleted = try self.store.cancel(ids: removed, at: instant, detail: "Removed from its calendar.", in: db)
+            }
             for notification in updated {
                 if try self.store.replace(notification, detail: detail, at: instant, anyState: true, in: db) { written.append(notification) }
             }
             for index in stored.indices { try self.insert(&stored[index], in: db) }
         }, done: { [unowned self] result in
             if case .success = result {
-                self.untrack(ids: written.map(\.id))
+                self.untrack(ids: written.map(\.id) + deleted)
                 for notification in written + stored { self.track(notification) }
             }
-            done(result.map { (stored, written) })
+            done(result.map { (stored, written, deleted) })
         })
     }
 
@@ -235,8 +242,13 @@ final class Schedule {
 
     /// Cancels `ids` (scheduled or done), each with a `cancelled` event saying `detail`;
     /// `done` hears those that were there.
-    func cancel(ids: [String], at instant: Date, detail: String, done: @escaping (Result<[String], StoreError>) -> Void) {
-        cancel(done: done) { [store] db in try store.cancel(ids: ids, at: instant, detail: detail, in: db) }
+    /// `also` is written in the same transaction (the calendar they came from, removed).
+    func cancel(ids: [String], at instant: Date, detail: String, also: ((Store.Transaction) throws -> Void)? = nil,
+                done: @escaping (Result<[String], StoreError>) -> Void) {
+        cancel(done: done) { [store] db in
+            try also?(db)
+            return try store.cancel(ids: ids, at: instant, detail: detail, in: db)
+        }
     }
 
     /// Cancels the scheduled notifications whose userInfo has `key` equal to `value`.

@@ -57,8 +57,11 @@ enum BoundedFile {
         case .failure(let refusal): return .failure(refusal)
         }
         defer { close(fd) }
-        // One byte more than allowed shows a file that grew since fstat.
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var status = stat()
+        let size = fstat(fd, &status) == 0 ? min(Int(status.st_size), limit) : limit
+        // One byte more than its size shows a file that grew since fstat; it is read on
+        // up to the limit (a file that says 0 bytes, in /proc, may hold more).
+        var bytes = [UInt8](repeating: 0, count: size + 1)
         var total = 0
         while total < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
@@ -68,6 +71,7 @@ enum BoundedFile {
                 return .failure(.unreadable(String(cString: strerror(errno))))
             }
             total += count
+            if total == bytes.count, total <= limit { bytes += [UInt8](repeating: 0, count: min(max(total, 4096), limit + 1 - total)) }
         }
         guard total <= limit else { return .failure(.tooLarge(size: total, limit: limit)) }
         return .success(Array(bytes[..<total]))

@@ -39,6 +39,7 @@ enum RefusalText {
         "region.notifyOnEntry": Source(names: ["--on-entry"], isFlag: true), "region.notifyOnExit": Source(names: ["--on-exit"], isFlag: true),
         "network": Source(names: ["--on-network"]), "regionTriggersOnce": Source(names: ["--every-time"], isFlag: true),
         "id": Source(), "occurrence": Source(),
+        "location": Source(names: ["--vdir"]), "name": Source(names: ["--name"]),
     ]
 
     /// `message`, chimed's `key: reason`, with the option and value the user typed in

@@ -1,0 +1,83 @@
+import FoundationEssentials
+
+/// A calendar chimed follows: a folder in the vdir format (one `.ics` file per item, as
+/// vdirsyncer, khal and todoman keep them).
+public struct CalendarSource: Hashable, Sendable {
+    /// How it is read.
+    public enum Kind: String, Sendable {
+        /// A vdir folder, watched with inotify.
+        case vdir
+    }
+
+    /// The name the user knows it by (`chime calendar remove NAME`).
+    public var name: String
+    public var kind: Kind
+    /// The folder's absolute path.
+    public var location: String
+    public var added: Date
+
+    public init(name: String, kind: Kind, location: String, added: Date) {
+        (self.name, self.kind, self.location, self.added) = (name, kind, location, added)
+    }
+
+    /// What a file of the folder is as a link's source (``CalendarLink/source``): its path.
+    public func source(ofFile name: String) -> String { location + "/" + name }
+
+    /// The file of the folder a link's source names, nil when it is not one of the folder's.
+    public func file(ofSource source: String) -> String? {
+        guard source.hasPrefix(location + "/") else { return nil }
+        let name = source.dropFirst(location.count + 1)
+        return name.isEmpty || name.contains("/") ? nil : String(name)
+    }
+}
+
+/// The calendars chimed follows, and what their files made.
+extension Store {
+    /// Every calendar followed, by name.
+    public func calendars() throws(StoreError) -> [CalendarSource] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM calendar ORDER BY name").compactMap { row in
+                guard let kind = CalendarSource.Kind(rawValue: try row["kind"] ?? "") else { return nil }
+                return CalendarSource(name: try row["name"] ?? "", kind: kind, location: try row["location"] ?? "",
+                                      added: Date(timeIntervalSince1970: try row["added"] ?? 0))
+            }
+        }
+    }
+
+    /// Follows `calendar`; false when its name or its location is followed already.
+    public func addCalendar(_ calendar: CalendarSource, in transaction: Transaction) throws -> Bool {
+        try transaction.db.cachedStatement(sql: "INSERT OR IGNORE INTO calendar (name, kind, location, added) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [calendar.name, calendar.kind.rawValue, calendar.location, calendar.added.timeIntervalSince1970])
+        return transaction.db.changesCount > 0
+    }
+
+    /// Stops following the calendar `name`; false when none has that name.
+    public func removeCalendar(named name: String, in transaction: Transaction) throws -> Bool {
+        try transaction.db.cachedStatement(sql: "DELETE FROM calendar WHERE name = ?").execute(arguments: [name])
+        return transaction.db.changesCount > 0
+    }
+
+    /// The notifications, scheduled or done, made from the files `sources` names.
+    public func linked(sources: Set<String>) throws(StoreError) -> [ScheduledNotification] {
+        try read { db in
+            let select = try db.cachedStatement(sql: "SELECT * FROM notification WHERE linkSource = ?")
+            return try sources.sorted().flatMap { source in try Row.fetchAll(select, arguments: [source]).map(decode) }
+        }
+    }
+
+    /// The ids of the notifications made from the files in folder `location`, scheduled or
+    /// done, by file.
+    public func linkedIDs(inFolder location: String) throws(StoreError) -> [String: [String]] {
+        try read { db in
+            // A range of the index rather than LIKE, whose wildcards a folder's name may hold.
+            let rows = try Row.fetchAll(db, sql: "SELECT id, linkSource FROM notification WHERE linkSource > ? AND linkSource < ?",
+                                        arguments: [location + "/", location + "0"])
+            var found: [String: [String]] = [:]
+            for row in rows {
+                guard let id: String = try row["id"], let source: String = try row["linkSource"] else { continue }
+                found[source, default: []].append(id)
+            }
+            return found
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import ChimeAPI
+import ChimeCore
+import DBus
+import EventLoop
+import FoundationEssentials
+import Glibc
+import Logging
+
+/// The calendars chimed follows (``CalendarSource``), as `chime calendar` adds, lists and
+/// removes them: each read into the schedule and followed live.
+final class Calendars {
+    /// What a calendar reads into: the store, the schedule, the loop, the config.
+    struct Context {
+        var store: Store
+        var commits: CommitQueue
+        var schedule: Schedule
+        var loop: EventLoop
+        var settings: Settings
+        var logger: Logger
+        var now: () -> Date
+    }
+
+    private let context: Context
+    private(set) var folders: [VdirFolder] = []
+    /// Called after each batch of files a folder reads is merged (the tests await it).
+    var onRead: (() -> Void)? {
+        didSet { for folder in folders { folder.onRead = onRead } }
+    }
+
+    init(_ context: Context) {
+        self.context = context
+    }
+
+    /// Follows the calendars stored, once chimed has answered its first calls.
+    func start() {
+        do {
+            // One added before this (by the call that started chimed) is followed already.
+            for calendar in try context.store.calendars() where !folders.contains(where: { $0.calendar.name == calendar.name }) {
+                follow(calendar)
+            }
+        } catch {
+            context.logger.error("The calendars followed cannot be read: \(error).")
+        }
+    }
+
+    private func follow(_ calendar: CalendarSource) {
+        let folder = VdirFolder(calendar, parts: context)
+        folder.onRead = onRead
+        folders.append(folder)
+        folder.start()
+    }
+
+    /// Follows the vdir folder at `location` under `name` (empty: the folder's own name);
+    /// `done` hears the calendar once stored. InvalidArgs names what is wrong.
+    func add(location: String, name: String, done: @escaping (Result<VdirFolder, DBusError>) -> Void) throws(DBusError) {
+        let path = try Self.folder(location)
+        let name = name.isEmpty ? String(path.split(separator: "/").last ?? "calendar") : name
+        try Self.check(name: name)
+        if let same = folders.first(where: { $0.calendar.location == path }) {
+            throw .invalidArgs("location: '\(path)' is followed already, as \(same.calendar.name).")
+        }
+        if folders.contains(where: { $0.calendar.name == name }) {
+            throw .invalidArgs("name: '\(name)' is the name of a calendar followed already; give this one another.")
+        }
+        guard folders.count < Limits.calendars else {
+            throw .invalidArgs("location: chimed follows at most \(Limits.calendars) calendars; remove one first.")
+        }
+        let calendar = CalendarSource(name: name, kind: .vdir, location: path, added: context.now())
+        var added = false
+        context.commits.stage({ [store = context.store] db in added = try store.addCalendar(calendar, in: db) }) { [unowned self] result in
+            switch result {
+            case .success where added:
+                self.follow(calendar)
+                self.context.logger.info("Following calendar \(name): \(path).")
+                done(.success(self.folders[self.folders.count - 1]))
+            case .success:
+                done(.failure(.invalidArgs("name: a calendar named \(name) or at \(path) is followed already.")))
+            case .failure(let error):
+                done(.failure(.refused("Not added", error)))
+            }
+        }
+    }
+
+    /// Stops following calendar `name` and cancels the reminders its files made; `done`
+    /// hears how many. NotFound when no calendar has that name.
+    func remove(name: String, done: @escaping (Result<Int, DBusError>) -> Void) throws(DBusError) {
+        guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else {
+            let names = folders.map(\.calendar.name)
+            throw DBusError(name: ChimeError.notFound, message: "No calendar is named '\(name)'"
+                + (names.isEmpty ? "; none is followed." : "; those followed are \(names.joined(separator: ", "))."))
+        }
+        let folder = folders[index]
+        folder.stop()
+        folders.remove(at: index)
+        let (store, now) = (context.store, context.now())
+        let ids = try context.commits.read { () throws(StoreError) in try store.linkedIDs(inFolder: folder.calendar.location) }
+            .values.flatMap { $0 }
+        context.schedule.cancel(ids: ids, at: now, detail: "Its calendar \(name) was removed.", also: { db in
+            _ = try store.removeCalendar(named: name, in: db)
+        }) { [unowned self] result in
+            switch result {
+            case .success(let removed):
+                self.context.logger.info("No longer following calendar \(name); \(removed.count) reminders removed.")
+                done(.success(removed.count))
+            case .failure(let error):
+                // Still stored: followed again, as it was.
+                self.follow(folder.calendar)
+                done(.failure(.refused("Not removed", error)))
+            }
+        }
+    }
+
+    /// How many reminders each calendar's files made that are still to fire, by name.
+    func reminderCounts() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for folder in folders {
+            let ids = (try? context.commits.read { () throws(StoreError) in
+                try context.store.linkedIDs(inFolder: folder.calendar.location)
+            })?.values.flatMap { $0 } ?? []
+            counts[folder.calendar.name] = ids.filter(context.schedule.isScheduled).count
+        }
+        return counts
+    }
+
+    // MARK: - Checks
+
+    /// The folder `location` names, absolute and with its links resolved.
+    static func folder(_ location: String) throws(DBusError) -> String {
+        guard location.hasPrefix("/") else {
+            throw .invalidArgs("location: '\(location)' is not an absolute path; give the folder as /home/…/calendars/NAME.")
+        }
+        guard let real = realpath(location, nil) else {
+            throw .invalidArgs("location: '\(location)' \(errno == ENOENT ? "does not exist" : "cannot be read: \(String(cString: strerror(errno)))").")
+        }
+        let path = String(cString: real)
+        free(real)
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .invalidArgs("location: '\(location)' is not a folder; a vdir calendar is a folder of .ics files.")
+        }
+        guard access(path, R_OK | X_OK) == 0 else {
+            throw .invalidArgs("location: '\(location)' cannot be read: \(String(cString: strerror(errno))).")
+        }
+        // vdirsyncer and khal keep one folder per calendar under a common one: the user
+        // means one of those, or each of them.
+        let (items, calendars) = contents(path)
+        if items == 0, !calendars.isEmpty {
+            let shown = calendars.prefix(3).map { path + "/" + $0 }.joined(separator: ", ")
+            throw .invalidArgs("location: '\(location)' holds calendar folders, not items; add each of them: \(shown)"
+                + (calendars.count > 3 ? " and \(calendars.count - 3) more." : "."))
+        }
+        return path
+    }
+
+    /// How many items a folder holds, and which of its folders hold items.
+    private static func contents(_ path: String) -> (items: Int, calendars: [String]) {
+        var items = 0
+        var calendars: [String] = []
+        eachEntry(of: path) { name, isFolder in
+            if VdirFolder.isItemName(name) {
+                items += 1
+            } else if isFolder, !name.hasPrefix(".") {
+                var held = 0
+                eachEntry(of: path + "/" + name) { inner, _ in if VdirFolder.isItemName(inner) { held += 1 } }
+                if held > 0 { calendars.append(name) }
+            }
+        }
+        return (items, calendars.sorted())
+    }
+
+    /// Calls `body` with each name in folder `path`, and whether it is a folder.
+    static func eachEntry(of path: String, _ body: (String, Bool) -> Void) {
+        guard let folder = opendir(path) else { return }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            body(name, entry.pointee.d_type == UInt8(DT_DIR))
+        }
+    }
+
+    private static func check(name: String) throws(DBusError) {
+        guard !name.isEmpty, name.count <= 64, !name.contains("/"), !name.hasPrefix("-"),
+              name.unicodeScalars.allSatisfy({ !$0.properties.generalCategory.isControl }) else {
+            throw .invalidArgs("name: '\(name)' is not a calendar name; use up to 64 characters without / or control characters, not starting with -.")
+        }
+    }
+}
+
+private extension Unicode.GeneralCategory {
+    var isControl: Bool { self == .control || self == .format || self == .lineSeparator || self == .paragraphSeparator }
+}

@@ -1,0 +1,283 @@
+import ChimeAPI
+import ChimeCore
+import DBus
+import EventLoop
+import FoundationEssentials
+import Glibc
+import ICS
+import Logging
+
+/// A calendar folder in the vdir format (one `.ics` file per item, as vdirsyncer, khal and
+/// todoman keep them), followed live: read whole when chimed starts, then file by file as
+/// inotify reports them written, replaced or removed. Nothing polls: an idle folder wakes
+/// chimed 0 times.
+///
+/// One bad file costs only itself: it is named (``problems``) and what it made before is
+/// kept, so that an editor's typo or a file caught half-written never cancels a reminder.
+/// A file that is gone takes its reminders with it; a folder that is gone does not (an
+/// unmounted disk is not a deletion): they wait for it to come back.
+final class VdirFolder {
+    /// Where the folder stands.
+    enum State: Equatable {
+        /// Being read whole.
+        case reading
+        /// Read, and watched for changes.
+        case watching
+        /// The folder is not there; its reminders are kept.
+        case missing
+        /// It cannot be read or watched: the sentence says why.
+        case failed(String)
+    }
+
+    /// The calendar as stored.
+    let calendar: CalendarSource
+    private(set) var state = State.reading
+    /// The files not read, or read in part, each with its sentences.
+    private(set) var problems: [String: [String]] = [:]
+    /// When it was last read whole.
+    private(set) var lastRead: Date?
+    /// Called after each batch of files is merged into the schedule (the tests await it).
+    var onRead: (() -> Void)?
+
+    private let parts: Calendars.Context
+    private var watcher: FolderWatcher?
+    /// Names reported and not read yet; `everything` when all must be read again.
+    private var pending = Set<String>()
+    private var everything = true
+    private var delay: Source?
+    private var reading = false
+    /// Who waits for the first reading to end (AddCalendar's answer).
+    private var waiting: [() -> Void] = []
+    /// The folder's path with its links resolved: a link in it may lead only inside it.
+    private var resolved: String
+
+    /// How long changes are gathered before they are read: a writer's temporary file,
+    /// its rename and a second writer's change then come to one read.
+    static let gatherMilliseconds = 100
+    /// Files read in one turn of the loop: calls to chimed are answered between batches.
+    static let batchSize = 500
+
+    init(_ calendar: CalendarSource, parts: Calendars.Context) {
+        self.calendar = calendar
+        self.parts = parts
+        resolved = calendar.location
+    }
+
+    /// Calls `body` once the folder has been read whole (or found unreadable).
+    func whenRead(_ body: @escaping () -> Void) {
+        if state == .reading { waiting.append(body) } else { body() }
+    }
+
+    /// Runs those waiting, once the reading has ended.
+    private func settle() {
+        guard state != .reading, !waiting.isEmpty else { return }
+        let callbacks = waiting
+        waiting = []
+        for callback in callbacks { callback() }
+    }
+
+    /// Starts watching the folder, and reads it whole.
+    func start() {
+        do {
+            watcher = try FolderWatcher(loop: parts.loop, path: calendar.location) { [unowned self] change in self.heard(change) }
+        } catch {
+            state = .failed("it cannot be watched: \(error)")
+            parts.logger.warning("Calendar \(calendar.name): \(error).")
+            return settle()
+        }
+        everything = true
+        readSoon(afterMilliseconds: 0)
+    }
+
+    /// Stops watching; nothing more is read.
+    func stop() {
+        watcher = nil
+        delay?.cancel()
+        delay = nil
+    }
+
+    private func heard(_ change: FolderWatcher.Change) {
+        switch change {
+        case .names(let names): pending.formUnion(names)
+        case .everything: everything = true
+        case .gone:
+            state = .missing
+            parts.logger.warning("Calendar \(calendar.name): the folder \(calendar.location) is gone; its reminders are kept.")
+            return
+        }
+        readSoon(afterMilliseconds: Self.gatherMilliseconds)
+    }
+
+    private func readSoon(afterMilliseconds milliseconds: Int) {
+        guard delay == nil, !reading else { return }
+        delay = parts.loop.timeout(afterMilliseconds: milliseconds) { [unowned self] in
+            self.delay = nil
+            self.readPending()
+        }
+    }
+
+    /// Reads what is pending, a batch per turn of the loop.
+    private func readPending() {
+        var names: [String]
+        if everything {
+            everything = false
+            pending = []
+            guard let listed = listing() else { return settle() }
+            state = .reading
+            names = listed
+        } else {
+            names = pending.sorted()
+            pending = []
+        }
+        guard !names.isEmpty else { return finishedReading() }
+        reading = true
+        readBatch(names[...])
+    }
+
+    private func readBatch(_ names: ArraySlice<String>) {
+        let batch = names.prefix(Self.batchSize)
+        parts.logger.debug("Calendar \(calendar.name): reading \(batch.joined(separator: ", ")).")
+        read(Array(batch)) { [unowned self] changes in
+            let left = batch.filter { self.problems[$0] != nil }.count
+            self.parts.logger.info("Calendar \(self.calendar.name): read \(batch.count) files: \(changes.new) new, \(changes.updated) updated, \(changes.removed) removed, \(left) with problems.")
+            self.onRead?()
+            let rest = names.dropFirst(batch.count)
+            guard !rest.isEmpty else {
+                self.reading = false
+                self.finishedReading()
+                return
+            }
+            self.delay = self.parts.loop.timeout(afterMilliseconds: 0) { [unowned self] in
+                self.delay = nil
+                self.readBatch(rest)
+            }
+        }
+    }
+
+    private func finishedReading() {
+        if state == .reading {
+            state = watcher?.isWatching == true ? .watching : .missing
+            lastRead = parts.now()
+            parts.logger.info("Calendar \(calendar.name): watching \(calendar.location); \(problems.count) files with problems.")
+        }
+        settle()
+        // Changes heard while reading are read next.
+        if everything || !pending.isEmpty { readSoon(afterMilliseconds: 0) }
+    }
+
+    /// The folder's `.ics` files, and those it had (they may be gone); nil when the folder
+    /// cannot be listed (its state says why).
+    private func listing() -> [String]? {
+        guard let real = realpath(calendar.location, nil) else {
+            state = errno == ENOENT ? .missing : .failed("it cannot be read: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        resolved = String(cString: real)
+        free(real)
+        guard access(calendar.location, R_OK | X_OK) == 0 else {
+            state = errno == ENOENT ? .missing : .failed("it cannot be read: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        var names = Set<String>()
+        Calendars.eachEntry(of: calendar.location) { name, _ in if Self.isItemName(name) { names.insert(name) } }
+        let known = (try? parts.commits.read { () throws(StoreError) in try parts.store.linkedIDs(inFolder: calendar.location) }) ?? [:]
+        names.formUnion(known.keys.compactMap(calendar.file(ofSource:)))
+        names.formUnion(problems.keys)
+        return names.sorted()
+    }
+
+    /// A vdir item's file name: `.ics`, and not hidden (writers keep their temporary files so).
+    static func isItemName(_ name: String) -> Bool {
+        name.hasSuffix(".ics") && !name.hasPrefix(".") && name.count > 4
+    }
+
+    // MARK: - Reading files
+
+    private enum Item {
+        case text(String)
+        case missing
+        case ignored
+        case problem(String)
+    }
+
+    /// What reading a batch of files changed: notifications new, updated and removed.
+    private typealias Changes = (new: Int, updated: Int, removed: Int)
+
+    /// Reads `names` into the schedule as one change; `done` hears what changed once it is
+    /// stored (nothing, when it is refused).
+    private func read(_ names: [String], done: @escaping (Changes) -> Void) {
+        if let failure = CalendarText.loadFailure() {
+            state = .failed(failure)
+            return done((0, 0, 0))
+        }
+        let allDay = parts.settings.config.allDayTime
+        var texts: [(name: String, components: [ImportComponent])] = []
+        var gone = Set<String>()
+        for name in names {
+            problems[name] = nil
+            switch item(name) {
+            case .ignored: continue
+            case .missing: gone.insert(calendar.source(ofFile: name))
+            case .problem(let reason): problems[name] = ["\(name) \(reason)."]
+            case .text(let text):
+                let cut = CalendarParts(text, limit: .max)
+                guard cut.isCalendar, !cut.isCutShort,
+                      let components = CalendarText.components(of: text, allDay: (allDay.hour, allDay.minute)) else {
+                    problems[name] = ["\(name) is not iCalendar: " + CalendarText.whyNotCalendar(text)]
+                    continue
+                }
+                texts.append((name, components))
+            }
+        }
+        let sources = Set(texts.map { calendar.source(ofFile: $0.name) }).union(gone)
+        guard !sources.isEmpty else { return done((0, 0, 0)) }
+        var merge: CalendarMerge
+        do {
+            merge = try CalendarMerge(store: parts.store, commits: parts.commits, components: texts.flatMap(\.components),
+                                      sources: sources, now: parts.now(), zone: .current)
+        } catch {
+            state = .failed(error.message)
+            return done((0, 0, 0))
+        }
+        for (name, components) in texts {
+            let refused = merge.read(components, source: calendar.source(ofFile: name))
+            if !refused.isEmpty { problems[name] = refused.map { "\(name): \($0)" } }
+        }
+        merge.removeUnread(from: sources)
+        merge.commit(to: parts.schedule) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let outcome):
+                done((outcome.ids.count - outcome.updated.count, outcome.updated.count, outcome.removed.count))
+            case .failure(let error):
+                // Read again at the next change, or at the next start.
+                for (name, _) in texts { self.problems[name] = ["\(name) was read but not stored: \(error.clause)"] }
+                self.parts.logger.error("Calendar \(self.calendar.name): \(error).")
+                done((0, 0, 0))
+            }
+        }
+    }
+
+    /// The text of file `name`, or why it is not read.
+    private func item(_ name: String) -> Item {
+        guard Self.isItemName(name) else { return .ignored }
+        let path = calendar.location + "/" + name
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            return errno == ENOENT ? .missing : .problem("cannot be read: \(String(cString: strerror(errno)))")
+        }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            // A link may name another file of the folder, never a file elsewhere.
+            guard let real = realpath(path, nil) else { return .problem("is a link to nothing, so it was not read") }
+            defer { free(real) }
+            guard String(cString: real).hasPrefix(resolved + "/") else {
+                return .problem("is a link out of the folder, so it was not read")
+            }
+        }
+        switch BoundedFile.read(path, limit: Limits.calendarFileBytes) {
+        case .success(let bytes): return .text(String(decoding: bytes, as: UTF8.self))
+        case .failure(.missing): return .missing
+        case .failure(let refusal): return .problem(refusal.description)
+        }
+    }
+}
