@@ -64,10 +64,36 @@ struct ICalendarRoundTripTests {
         return (before, after, calendar)
     }
 
+    /// Month ends: repeats from a day some months lack, as `repeat` takes them (the last
+    /// day, which RFC 7529's SKIP=BACKWARD says) and as RRULEs do (left out, RFC 5545; or the
+    /// next month's first day, SKIP=FORWARD).
+    static let monthEndTimes = ["2027-01-31T10:00:00[Europe/Berlin]", "2028-02-29T10:00:00", "2027-08-30T09:00:00+00:00"]
+
+    static var monthEndRepeats: [[(String, Value)]] {
+        var forms: [[(String, Value)]] = []
+        for unit in ["month", "year"] {
+            for every: UInt32 in [1, 5] { forms.append([("repeat", .string(unit)), ("every", .uint32(every))]) }
+        }
+        for rule in ["FREQ=MONTHLY", "FREQ=MONTHLY;INTERVAL=5", "FREQ=YEARLY", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD",
+                     "FREQ=YEARLY;RSCALE=GREGORIAN;SKIP=BACKWARD", "FREQ=MONTHLY;INTERVAL=2;RSCALE=GREGORIAN;SKIP=BACKWARD"] {
+            for end in ["", ";COUNT=6"] { forms.append([("rrule", .string(rule + end))]) }
+        }
+        return forms
+    }
+
     @Test(arguments: times)
     func everyRepeatChimeSchedulesComesBackTheSameFromItsExport(when: String) throws {
+        try expectSameAfterRoundTrips(when: when, Self.repeats)
+    }
+
+    @Test(arguments: monthEndTimes)
+    func monthEndsComeBackTheSameFromTheirExport(when: String) throws {
+        try expectSameAfterRoundTrips(when: when, Self.monthEndRepeats)
+    }
+
+    private func expectSameAfterRoundTrips(when: String, _ forms: [[(String, Value)]]) throws {
         let harness = try DaemonHarness()
-        for (index, form) in Self.repeats.enumerated() {
+        for (index, form) in forms.enumerated() {
             let (before, after, calendar) = try roundTrip(harness, when: when, form, skipping: index % 3 == 0)
             for key in Self.scheduleKeys where before[key] != after[key] {
                 let was = before[key].map { "\($0)" } ?? "absent", now = after[key].map { "\($0)" } ?? "absent"
