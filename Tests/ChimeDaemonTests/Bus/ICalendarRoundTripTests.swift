@@ -91,6 +91,34 @@ struct ICalendarRoundTripTests {
         try expectSameAfterRoundTrips(when: when, Self.monthEndRepeats)
     }
 
+    /// A daily 03:10 New York event with a 15-minute alarm rings 15 minutes before each
+    /// occurrence (RFC 5545 3.8.6.3): 01:55 EST on 14 March 2027, when the clocks spring
+    /// from 02:00 to 03:00, not 03:55 EDT. Its EXDATE leaves out the 13th; exported and
+    /// imported again, it is the same.
+    @Test func anAlarmOnARepeatingEventRingsAheadOfEachOccurrenceAcrossAChange() throws {
+        let harness = try DaemonHarness()
+        let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Example//Tests//EN", "BEGIN:VEVENT", "UID:night@example.org",
+                    "SUMMARY:Night shift", "DTSTART;TZID=America/New_York:20270310T031000", "RRULE:FREQ=DAILY",
+                    "EXDATE;TZID=America/New_York:20270313T031000", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Night shift",
+                    "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        // 07:55 UTC (02:55 EST) each day, but the 13th; 06:55 UTC on the 14th (01:55 EST) and on (02:55 EDT).
+        let expected: [Int64] = [1_804_665_300, 1_804_751_700, 1_804_838_100, 1_805_007_300, 1_805_093_700]
+        var id = try #require(try harness.values("ImportICalendar", [.string(text)]).first?.arrayElements?.first?.stringValue)
+        for round in ["imported", "exported and imported again"] {
+            let times = try harness.values("Occurrences", [.string(id), .uint32(5)]).first?.arrayElements?.compactMap(\.integerValue)
+            #expect(times == expected, "\(round)")
+            let got = DaemonHarness.entries(try #require(try harness.values("Get", [.string(id)]).first))
+            #expect(got["when"] == .string("2027-03-10T02:55:00[America/New_York]") && got["leadTime"] == .double(900), "\(round)")
+            let exported = try #require(try harness.values("ExportICalendar", [.stringArray([id])]).first?.stringValue)
+            for line in ["DTSTART;TZID=America/New_York:20270310T031000", "EXDATE;TZID=America/New_York:20270313T031000",
+                         "TRIGGER:-PT15M"] {
+                #expect(exported.contains(line + "\r\n"), "\(round): \(line) in \(exported)")
+            }
+            _ = try harness.values("Cancel", [.string(id)])
+            id = try #require(try harness.values("ImportICalendar", [.string(exported)]).first?.arrayElements?.first?.stringValue)
+        }
+    }
+
     private func expectSameAfterRoundTrips(when: String, _ forms: [[(String, Value)]]) throws {
         let harness = try DaemonHarness()
         for (index, form) in forms.enumerated() {
