@@ -46,6 +46,19 @@ struct ImportPlanTests {
         #expect(request["repeat"] == nil && request["every"] == nil)
     }
 
+    /// RFC 7529's RSCALE goes to chimed with the rule, which takes GREGORIAN with its SKIP
+    /// and refuses another by name: it is never dropped, so never read as Gregorian.
+    @Test(arguments: [
+        ("RRULE:FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD", "RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD"),
+        ("RRULE:FREQ=YEARLY;RSCALE=CHINESE", "RSCALE=CHINESE;FREQ=YEARLY"),
+        ("RRULE:FREQ=DAILY;RSCALE=HEBREW", "RSCALE=HEBREW;FREQ=DAILY"),
+    ])
+    func aCalendarScaleGoesToChimedWithTheRule(_ rule: String, _ text: String) throws {
+        let request = try #require(try requests(try daily([rule])).first)
+        #expect(request["rrule"] == .string(text))
+        #expect(request["repeat"] == nil)
+    }
+
     @Test(arguments: [
         "RRULE:FREQ=WEEKLY;BYDAY=MO,WE", "RRULE:FREQ=WEEKLY;BYDAY=TU", "RRULE:FREQ=DAILY;COUNT=5",
         "RRULE:FREQ=DAILY;UNTIL=20300301T000000Z", "RRULE:FREQ=MONTHLY;BYDAY=1MO", "RRULE:FREQ=MONTHLY;BYMONTHDAY=8",

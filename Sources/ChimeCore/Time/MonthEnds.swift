@@ -31,7 +31,8 @@ struct ExistingSteps {
     /// The pattern of a repeat from `start` every `months` months; nil when every step exists
     /// (a day up to the 28th, or a yearly step from a day every such month has).
     init?(start: LocalDateTime, months: Int) {
-        guard start.day > 28, months > 0 else { return nil }
+        // A yearly step keeps the month, and only February's length changes from year to year.
+        guard start.day > 28, months > 0, months % 12 != 0 || start.month == 2 else { return nil }
         let cycle = start.day == 29 ? 4_800 : 12
         let period = cycle / Self.greatestCommonDivisor(months % cycle, cycle)
         let first = start.year * 12 + start.month - 1
