@@ -36,7 +36,8 @@ public struct Alert: Equatable, Sendable, Codable {
     /// Where what it reminds of takes place (a calendar item's LOCATION), shown with it.
     public var location: String?
     /// How long after it rings what it reminds of starts (negative: started before it);
-    /// the popup says so ("Starts in 15 min"), counted from when it is shown.
+    /// the popup says so ("Starts in 15 min"), counted from when it is shown. A repeat
+    /// counts from the item's start by it (``FireRule/lead``).
     public var leadTime: Double?
 
     /// An alert with a title and every other field at its default.

@@ -68,7 +68,7 @@ extension ICalendar {
             icalcomponent_add_property(event, icalproperty_new_rrule(rule))
             for skipped in fields[.skipped]?.arrayElements?.compactMap(\.integerValue) ?? [] {
                 // EXDATE names the event's occurrence, which starts `lead` after its alarm.
-                icalcomponent_add_property(event, exdate(skipped + Int64(lead), like: start, systemZone: systemZone))
+                icalcomponent_add_property(event, exdate(skipped, lead: lead, like: start, systemZone: systemZone))
             }
         }
         let alarm = icalcomponent_new(ICAL_VALARM_COMPONENT)
@@ -106,13 +106,16 @@ extension ICalendar {
         return rest.isEmpty ? (time, nil) : nil
     }
 
-    /// An occurrence skipped (a Unix time) as EXDATE, of the same form as DTSTART (RFC 5545
-    /// 3.8.5.1): in DTSTART's zone, in UTC, or floating on the system's clock.
-    private static func exdate(_ seconds: Int64, like start: (time: icaltimetype, zone: String?), systemZone: String)
+    /// An occurrence skipped (the Unix time its alarm would have rung, `lead` before the
+    /// event) as EXDATE, of the same form as DTSTART (RFC 5545 3.8.5.1): in DTSTART's zone,
+    /// in UTC, or floating on the system's clock.
+    private static func exdate(_ seconds: Int64, lead: Int32, like start: (time: icaltimetype, zone: String?), systemZone: String)
         -> OpaquePointer {
         let zone: OpaquePointer? = start.zone.flatMap { icaltimezone_get_builtin_timezone($0) }
             ?? (icaltime_is_utc(start.time) != 0 ? icaltimezone_get_utc_timezone() : icaltimezone_get_builtin_timezone(systemZone))
-        var time = icaltime_from_timet_with_zone(time_t(seconds), 0, zone ?? icaltimezone_get_utc_timezone())
+        // A lead's whole days are counted on the event's calendar, the rest in seconds (FireRule.lead).
+        var time = icaltime_from_timet_with_zone(time_t(seconds + Int64(lead % 86_400)), 0, zone ?? icaltimezone_get_utc_timezone())
+        time = icaltime_add(time, icaldurationtype_from_int(lead / 86_400 * 86_400))
         // On a zone's clock the TZID parameter names the zone, and the time itself is bare.
         if icaltime_is_utc(start.time) == 0 { time.zone = nil }
         let property = icalproperty_new_exdate(time)!

@@ -248,6 +248,8 @@ extension ICalendar {
 
     /// The component's RRULE, with Chime's unit and count when FREQ and INTERVAL say all
     /// of it (BYDAY, BYMONTHDAY and BYMONTH that only repeat the start's own are allowed).
+    /// A monthly or yearly one stays an RRULE, of FREQ and INTERVAL alone: a month's or a
+    /// year's `repeat` takes a short month's last day, where RFC 5545 leaves the month out.
     private static func repeatRule(_ component: OpaquePointer, start: icaltimetype) throws(ImportRefusal) -> RepeatRule? {
         let rules = properties(of: component, ICAL_RRULE_PROPERTY)
         guard let property = rules.first else { return nil }
@@ -270,10 +272,15 @@ extension ICalendar {
             && (byMonthDay.isEmpty || byMonthDay == [Int16(start.day)]) && (byMonth.isEmpty || byMonth == [Int16(start.month)])
         let others = [list(recurrence.by_second), list(recurrence.by_minute), list(recurrence.by_hour),
                       list(recurrence.by_year_day), list(recurrence.by_week_no), list(recurrence.by_set_pos)]
+        // RFC 7529's RSCALE is chimed's to read or refuse, never to drop.
         if onlyStart, others.allSatisfy(\.isEmpty), recurrence.count == 0, icaltime_is_null_time(recurrence.until) != 0,
-           let unit = units[recurrence.freq] {
+           recurrence.rscale == nil, let unit = units[recurrence.freq] {
             rule.unit = unit
             rule.every = max(1, Int(recurrence.interval))
+            if recurrence.freq == ICAL_MONTHLY_RECURRENCE || recurrence.freq == ICAL_YEARLY_RECURRENCE {
+                rule.text = "FREQ=" + (unit == "month" ? "MONTHLY" : "YEARLY") + (rule.every > 1 ? ";INTERVAL=\(rule.every)" : "")
+                rule.unit = nil
+            }
         }
         return rule
     }

@@ -36,15 +36,17 @@ public struct ImportPlan {
     /// reason none is made.
     ///
     /// `firstFire` answers as chimed's NextFireTimestamps does: the first fire time of
-    /// `when` with text options, nil when none is to come, ``ImportRefusal/refused(_:)``
-    /// with chimed's sentence when it cannot read them. Any other error it throws is passed on.
-    public func requests(firstFire: (_ when: String, _ options: [(String, String)]) throws -> Int64?)
+    /// `when` with text options and the alarm's `leadTime` (a repeat counts from the item's
+    /// start), nil when none is to come, ``ImportRefusal/refused(_:)`` with chimed's
+    /// sentence when it cannot read them. Any other error it throws is passed on.
+    public func requests(firstFire: (_ when: String, _ options: [(String, String)], _ lead: Double?) throws -> Int64?)
         throws -> [(request: [(String, Value)], next: Int64, alarm: String)] {
         if cancelled { return [] }
         // NextFireTimestamps reads the rule from text options, calendar among them (X-CHIME-CALENDAR).
         var options: [(String, String)] = fields.compactMap { $0.0 == "calendar" ? ($0.0, $0.1.stringValue ?? "") : nil }
         // A rule a unit and a count say is asked for so (it lists as "every 3 days"); any
-        // other as the RRULE it is, which chimed takes as `chime add --rrule` does, or
+        // other, and every monthly and yearly one (whose month ends are RFC 5545's, not
+        // repeat's), as the RRULE it is, which chimed takes as `chime add --rrule` does, or
         // refuses in a sentence of its own, passed on.
         if let rule {
             if let unit = rule.unit {
@@ -56,9 +58,9 @@ public struct ImportPlan {
         // Every alarm is read before any is scheduled; one that has passed is over.
         var upcoming: [(when: String, next: Int64, alarm: String, lead: Double?)] = []
         for (index, when) in whens.enumerated() {
-            if let next = try firstFire(when, options) {
-                // An alarm at the start has nothing to add: the popup rings when it starts.
-                let lead = index < leads.count ? leads[index].flatMap { $0 == 0 ? nil : $0 } : nil
+            // An alarm at the start has nothing to add: the popup rings when it starts.
+            let lead = index < leads.count ? leads[index].flatMap { $0 == 0 ? nil : $0 } : nil
+            if let next = try firstFire(when, options, lead) {
                 upcoming.append((when, next, index < alarms.count ? alarms[index] : "", lead))
             }
         }
@@ -73,7 +75,8 @@ public struct ImportPlan {
 
 /// An RRULE, and Chime's repeat keys for it when they say the same.
 struct RepeatRule {
-    /// As the file writes it, for a chimed whose repeat takes RRULE strings.
+    /// As the file writes it, for a chimed whose repeat takes RRULE strings; a monthly or
+    /// yearly one that says no more than its FREQ and INTERVAL, as those alone.
     var text: String
     /// `repeat` and `every`; nil when no unit and count say the rule.
     var unit: String?

@@ -38,17 +38,17 @@ func component(_ text: String) throws -> ImportComponent {
 /// What chimed's NextFireTimestamps answers, as far as these tests need it: every time is
 /// to come (at `next`) but those in `past`, and those in `refusing` refused with their
 /// sentence; an `rrule` only when `takesRRULE`, else refused as chimed refuses a part of an
-/// RRULE it has no support for. It notes what it was asked.
+/// RRULE it has no support for. It notes what it was asked, the alarm's lead among it.
 final class FirstFire {
     var past: Set<String> = []
     var refusing: [String: String] = [:]
     var takesRRULE = true
     var next: Int64 = 1_900_000_000
-    private(set) var asked: [(when: String, options: [String: String])] = []
+    private(set) var asked: [(when: String, options: [String: String], lead: Double?)] = []
 
-    func answer(_ when: String, _ options: [(String, String)]) throws -> Int64? {
+    func answer(_ when: String, _ options: [(String, String)], _ lead: Double?) throws -> Int64? {
         let options = Dictionary(options, uniquingKeysWith: { _, last in last })
-        asked.append((when, options))
+        asked.append((when, options, lead))
         if let reason = refusing[when] { throw ImportRefusal.refused(reason) }
         if !takesRRULE, let rule = options["rrule"] {
             throw ImportRefusal.refused("rrule: '\(rule)' has a part Chime does not take")

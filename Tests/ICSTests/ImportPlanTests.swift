@@ -24,7 +24,6 @@ struct ImportPlanTests {
     @Test(arguments: [
         ("RRULE:FREQ=DAILY", "day", 1), ("RRULE:FREQ=DAILY;INTERVAL=3", "day", 3), ("RRULE:FREQ=MINUTELY;INTERVAL=30", "minute", 30),
         ("RRULE:FREQ=HOURLY", "hour", 1), ("RRULE:FREQ=WEEKLY;BYDAY=MO", "week", 1), ("RRULE:FREQ=WEEKLY;INTERVAL=2", "week", 2),
-        ("RRULE:FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=7", "month", 3), ("RRULE:FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=7", "year", 1),
     ])
     func aRuleAUnitAndACountSayIsAskedForAsThem(_ rule: String, _ unit: String, _ every: UInt32) throws {
         let chimed = FirstFire()
@@ -32,6 +31,32 @@ struct ImportPlanTests {
         let request = try #require(try requests(try daily([rule]), chimed).first)
         #expect(request["repeat"] == .string(unit))
         #expect(request["every"] == .uint32(every), "every is a D-Bus u, as Schedule takes it")
+    }
+
+    /// A monthly or yearly repeat stays an RRULE, whose month ends are RFC 5545's (a month
+    /// without the day is left out), not `repeat`'s (its last day); parts that only name
+    /// the start's own day and month are left out, as chimed takes no BYMONTHDAY but -1.
+    @Test(arguments: [
+        ("RRULE:FREQ=MONTHLY", "FREQ=MONTHLY"), ("RRULE:FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=7", "FREQ=MONTHLY;INTERVAL=3"),
+        ("RRULE:FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=7", "FREQ=YEARLY"), ("RRULE:FREQ=YEARLY;INTERVAL=4", "FREQ=YEARLY;INTERVAL=4"),
+    ])
+    func aMonthlyOrYearlyRuleIsAskedForAsAnRRULE(_ rule: String, _ text: String) throws {
+        let request = try #require(try requests(try daily([rule])).first)
+        #expect(request["rrule"] == .string(text))
+        #expect(request["repeat"] == nil && request["every"] == nil)
+    }
+
+    /// RFC 7529's RSCALE goes to chimed with the rule, which takes GREGORIAN with its SKIP
+    /// and refuses another by name: it is never dropped, so never read as Gregorian.
+    @Test(arguments: [
+        ("RRULE:FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD", "RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD"),
+        ("RRULE:FREQ=YEARLY;RSCALE=CHINESE", "RSCALE=CHINESE;FREQ=YEARLY"),
+        ("RRULE:FREQ=DAILY;RSCALE=HEBREW", "RSCALE=HEBREW;FREQ=DAILY"),
+    ])
+    func aCalendarScaleGoesToChimedWithTheRule(_ rule: String, _ text: String) throws {
+        let request = try #require(try requests(try daily([rule])).first)
+        #expect(request["rrule"] == .string(text))
+        #expect(request["repeat"] == nil)
     }
 
     @Test(arguments: [
@@ -109,7 +134,7 @@ struct ImportPlanTests {
 
     @Test func anotherErrorOfFirstFireIsPassedOn() throws {
         struct Broken: Error, Equatable {}
-        #expect(throws: Broken()) { try daily().plan.get().requests { _, _ in throw Broken() } }
+        #expect(throws: Broken()) { try daily().plan.get().requests { _, _, _ in throw Broken() } }
     }
 
     /// The calendar a rule counts in goes with every question to chimed; in the request it
@@ -117,7 +142,7 @@ struct ImportPlanTests {
     @Test func theCalendarGoesWithEveryQuestionAndOnceInTheRequest() throws {
         let chimed = FirstFire()
         chimed.takesRRULE = false
-        let plan = try daily(["RRULE:FREQ=MONTHLY", "X-CHIME-CALENDAR:hebrew"])
+        let plan = try daily(["RRULE:FREQ=WEEKLY", "X-CHIME-CALENDAR:hebrew"])
         let requests = try plan.plan.get().requests(firstFire: chimed.answer)
         #expect(chimed.asked.allSatisfy { $0.options["calendar"] == "hebrew" }, "\(chimed.asked)")
         #expect(requests.first?.request.filter { $0.0 == "calendar" }.count == 1)
@@ -126,7 +151,7 @@ struct ImportPlanTests {
 
     @Test func eachRequestComesWithTheFirstFireTimeChimedAnswered() throws {
         let plan = try daily(["BEGIN:VALARM", "TRIGGER:-PT1H", "END:VALARM", "BEGIN:VALARM", "TRIGGER:-PT2H", "END:VALARM"])
-        let requests = try plan.plan.get().requests { when, _ in when.hasPrefix("2030-01-07T16") ? 16 : 15 }
+        let requests = try plan.plan.get().requests { when, _, _ in when.hasPrefix("2030-01-07T16") ? 16 : 15 }
         #expect(requests.map(\.next) == [16, 15])
         #expect(try plan.plan.get().title == "Daily")
     }

@@ -55,6 +55,25 @@ struct ICalendarTests {
         #expect(call.contains("'Starts in 15 min. · Hauptstraße 5'"), "\(call)")
     }
 
+    /// A daily 03:10 New York event's 15-minute alarm rings 15 minutes before each
+    /// occurrence: at 01:55 EST on 14 March 2027, when 02:55 does not exist, not at 03:55
+    /// EDT, 45 minutes after the event began (RFC 5545 3.8.6.3).
+    @Test func anAlarmOnADailyEventRingsAheadOfEachOccurrenceAcrossTheSpringChange() throws {
+        let session = try TestSession()
+        let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:night@example.org", "SUMMARY:Night shift",
+                    "DTSTART;TZID=America/New_York:20270312T031000", "RRULE:FREQ=DAILY", "BEGIN:VALARM", "ACTION:DISPLAY",
+                    "DESCRIPTION:x", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        let result = try session.run(["chime", "import", "-"], stdin: text)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let id = try #require(ids(result).first)
+        let next = try session.run(["chime", "next", id, "-n", "4", "--json"])
+        let times = try #require(try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [[String: Any]], "\(next)")
+        // 02:55 EST (07:55 UTC) on the 12th and 13th, 01:55 EST (06:55 UTC) on the 14th, 02:55 EDT on the 15th.
+        #expect(times.compactMap { $0["timestamp"] as? Int } == [1_804_838_100, 1_804_924_500, 1_805_007_300, 1_805_093_700], "\(next)")
+        let night = try notification(try session.listedJSON(), titled: "Night shift")
+        #expect(night["when"] as? String == "2027-03-12T02:55:00[America/New_York]" && night["leadTime"] as? Double == 900, "\(night)")
+    }
+
     @Test func gnomeCalendarAllDayAndFloatingRepeat() throws {
         let session = try TestSession()
         let result = try session.run(["chime", "import", sample("gnome-calendar")])

@@ -10,13 +10,27 @@ extension Store {
             .trigger
         let unit: String? = try row["repeatUnit"]
         let rrule: String? = try row["rrule"]
+        // A backup from before v12 (read as it is, in a recovery) has neither column: its
+        // rows are as every row before v12, which took a month's last day and had no lead.
+        let monthEnds: String? = row.has("monthEnds") ? try row["monthEnds"] : nil
+        let lead: Int? = row.has("lead") ? try row["lead"] : nil
         let recurrence = try unit.map { text throws -> Recurrence in
+            var recurrence: Recurrence
             // Rows from before v6 have no rrule: their unit and count are the whole rule.
-            if let rrule { return try Recurrence.parse(rrule: rrule).0 }
-            guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
-            return try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
+            if let rrule {
+                recurrence = try Recurrence.parse(rrule: rrule).0
+            } else {
+                guard let unit = RepeatUnit(rawValue: text) else { throw StoreError.failed("Unknown repeat unit '\(text)' in the store.") }
+                recurrence = try Recurrence(unit: unit, count: row["repeatCount"] ?? 1)
+            }
+            guard let skip = monthEnds.map(MonthEndSkip.init(rawValue:)) ?? .backward else {
+                throw StoreError.failed("Unknown month end '\(monthEnds ?? "")' in the store.")
+            }
+            recurrence.skip = skip
+            return recurrence
         }
         var rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: FireRule.storedCalendar(row["calendar"]))
+            .leading(by: lead ?? 0)
         rule.skipped = Self.skipped(try row["skipped"])
         let alertData: Data = try row["alert"]
         var notification = try ScheduledNotification(

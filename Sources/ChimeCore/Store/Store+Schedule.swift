@@ -13,12 +13,13 @@ extension Store {
     ///
     /// Its statements are compiled once per connection (``Database/cachedStatement(sql:)``).
     public func insert(_ notification: ScheduledNotification, in transaction: Transaction) throws -> Bool {
-        let trigger = TriggerColumns(notification.rule.trigger)
+        let trigger = TriggerColumns(notification.rule.fireTrigger)
+        let lead = notification.rule.lead
         try transaction.db.cachedStatement(sql: """
             INSERT OR IGNORE INTO notification (id, created, triggerKind, triggerInstant, triggerLocal, triggerZone, repeatUnit,
                 repeatCount, calendar, lateLimit, alert, nextIndex, nextFire, lastFired, fireCount, state, origin, place,
-                placePresence, rrule, skipped, linkUID, linkRecurrence, linkAlarm, linkSource)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                placePresence, rrule, skipped, linkUID, linkRecurrence, linkAlarm, linkSource, monthEnds, lead)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 notification.id, notification.created.timeIntervalSince1970, trigger.kind, trigger.instant, trigger.local,
                 trigger.zone, notification.rule.recurrence?.unit.rawValue, notification.rule.recurrence?.count,
@@ -26,8 +27,9 @@ extension Store {
                 notification.nextIndex, notification.nextFire?.timeIntervalSince1970,
                 notification.lastFired?.timeIntervalSince1970, notification.fireCount, notification.state.rawValue,
                 notification.origin, try trigger.place.map { try encoder.encode($0) }, notification.presence?.rawValue,
-                notification.rule.recurrence?.rrule(), Self.skippedText(notification.rule.skipped),
+                notification.rule.recurrence?.rrule(utc: false, monthEnds: false), Self.skippedText(notification.rule.skipped),
                 notification.link?.uid, notification.link?.recurrence, notification.link?.alarm, notification.link?.source,
+                notification.rule.recurrence?.skip.rawValue, lead == 0 ? nil : lead,
             ])
         // The primary key refuses a taken id; the caller draws another.
         guard transaction.db.changesCount > 0 else { return false }

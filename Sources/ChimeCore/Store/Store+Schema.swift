@@ -223,7 +223,19 @@ extension Store {
                 CREATE INDEX notification_linkUID ON notification(linkUID) WHERE linkUID IS NOT NULL;
                 """)
         }
-        registerMigration("v12: calendars") { db in
+        registerMigration("v12: month ends and leads") { db in
+            // monthEnds: what a monthly or yearly repeat does in a month without its day
+            // (``MonthEndSkip``); rrule keeps RFC 5545's parts only, so it reads as it did.
+            // NULL, as every older row has it, is the last day, which every older row took.
+            // lead: seconds from each occurrence's fire time to its item's start
+            // (``FireRule/lead``); the trigger columns keep the first fire time. NULL is 0:
+            // older rows fire on their own wall clock, as they did.
+            try db.execute(sql: """
+                ALTER TABLE notification ADD COLUMN monthEnds TEXT;
+                ALTER TABLE notification ADD COLUMN lead INTEGER;
+                """)
+        }
+        registerMigration("v13: calendars") { db in
             // The calendars chimed follows (``CalendarSource``), and the index that finds what
             // each of their files made: a file changed or removed is read by its name.
             try db.execute(sql: """

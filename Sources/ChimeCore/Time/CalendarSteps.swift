@@ -21,9 +21,11 @@ enum CalendarSteps {
         }
     }
 
-    /// `local` moved `steps` months (or years, when `years`); a day the target month lacks
-    /// becomes its last day. Nil when ICU cannot say (or cannot be loaded).
-    func adding(_ steps: Int, years: Bool, to local: LocalDateTime) -> LocalDateTime? {
+    /// `local` moved `steps` months (or years, when `years`). A day the target month lacks
+    /// is, on the Gregorian calendar, what `skip` says (nil for ``MonthEndSkip/omit``);
+    /// on the others it becomes the month's last day. Nil when ICU cannot say (or cannot be
+    /// loaded).
+    func adding(_ steps: Int, years: Bool, to local: LocalDateTime, skip: MonthEndSkip = .backward) -> LocalDateTime? {
         let timeOfDay = local.hour * 3_600 + local.minute * 60 + local.second
         switch self {
         case .gregorian:
@@ -31,7 +33,13 @@ enum CalendarSteps {
             let year = total.floorDivided(by: 12), month = total.floorModulo(12) + 1
             var moved = local
             (moved.year, moved.month) = (year, month)
-            moved.day = min(local.day, LocalDateTime.daysIn(month: month, year: year))
+            let length = LocalDateTime.daysIn(month: month, year: year)
+            guard local.day > length else { return moved }
+            switch skip {
+            case .omit: return nil
+            case .backward: moved.day = length
+            case .forward: (moved.year, moved.month, moved.day) = (month == 12 ? year + 1 : year, month % 12 + 1, 1)
+            }
             return moved
         case .hebrew:
             let date = HebrewDate(days: local.days)

@@ -12,9 +12,17 @@ import FoundationEssentials
 /// - **The n-th occurrence** is the first one plus `n × count` units, added in one step on
 ///   the wall-clock time taken as if it were UTC, in the rule's calendar for months and
 ///   years (``CalendarSteps``: the Gregorian calendar is proleptic). It is never reached
-///   by repeated addition, so month ends and leap days stay put: the 31st monthly is
-///   Feb 28 (29 in leap years), Mar 31, Apr 30, May 31; Feb 29 yearly is Feb 28 in common
-///   years and Feb 29 in leap years.
+///   by repeated addition, so month ends and leap days stay put.
+/// - **Month ends** (``Recurrence/skip``): a `repeat` takes a short month's last day, as
+///   iOS does: the 31st monthly is Feb 28 (29 in leap years), Mar 31, Apr 30, May 31; Feb 29
+///   yearly is Feb 28 in common years. An RRULE leaves such months out and does not count
+///   them (RFC 5545 3.3.10): the 31st monthly is Jan 31, Mar 31, May 31; Feb 29 yearly
+///   comes in leap years only. The n-th occurrence is then the n-th step that exists
+///   (``ExistingSteps``). RFC 7529's SKIP=FORWARD takes the next month's first day.
+/// - **A lead** (``lead``): an alarm ahead of a repeating item is counted from each of the
+///   item's occurrences, as RFC 5545 3.8.6.3 counts a TRIGGER from the start of each, not
+///   repeated on the alarm's own wall clock: the 15-minute alarm of a 03:10 New York item
+///   rings at 01:55 EST on the day clocks spring forward, 15 minutes before 03:10 EDT.
 /// - **Repeated wall-clock times** (clocks fall back) are the earlier instant (RFC 5545).
 ///   A minute or hour repeat therefore has no occurrences in the second pass of the
 ///   repeated hour.
@@ -41,6 +49,15 @@ public struct FireRule: Hashable, Sendable {
     /// times on the rule's own clock (UTC for an instant), so that they stay put when the
     /// rule around them changes and fit no occurrence they were not.
     public var skipped: Set<LocalDateTime> = []
+    /// Seconds from each occurrence's fire time to the start of the item it is the alarm of;
+    /// 0 fires at the occurrence. With a lead, ``trigger`` and ``skipped`` are the item's
+    /// times, and ``fireTrigger`` is the first fire time. Only repeats by days or longer
+    /// have one (``leading(by:)``).
+    ///
+    /// Whole days of it are counted on the calendar and the rest in seconds, as RFC 5545
+    /// 3.3.6 counts a duration: an alarm a day ahead rings at the item's wall-clock time
+    /// the day before, even when the clocks change in between.
+    public private(set) var lead = 0
 
     /// Checks the zone, the calendar and the wall-clock time, naming the field at fault.
     ///
@@ -78,6 +95,29 @@ public struct FireRule: Hashable, Sendable {
         if let problem = local.problem { throw FieldError("when", "'\(local)' is not a valid date and time: \(problem)") }
     }
 
+    // MARK: - Alarms ahead of an item
+
+    /// The first fire time as callers give it (`when`): ``trigger`` less the ``lead``, on
+    /// the trigger's own clock.
+    public var fireTrigger: Trigger { trigger.moved(by: -lead) }
+
+    /// This rule read as the alarm of an item that starts `seconds` after its first fire
+    /// time (``fireTrigger``): a repeat by days or longer then counts its occurrences from
+    /// the item's start, on the item's clock, and fires each `seconds` ahead of its own.
+    ///
+    /// A one-shot fires where it is; minute and hour repeats step from their fire time.
+    /// `seconds` of 0 gives the rule without a lead.
+    public func leading(by seconds: Int) -> FireRule {
+        let applies = seconds != 0 && recurrence.map { !$0.unit.isShorterThanADay } == true && trigger.place == nil
+        let lead = applies ? seconds : 0
+        guard lead != self.lead else { return self }
+        var rule = self
+        rule.trigger = fireTrigger.moved(by: lead)
+        rule.skipped = Set(skipped.map { LocalDateTime(secondsAsUTC: $0.secondsAsUTC + lead - self.lead) })
+        rule.lead = lead
+        return rule
+    }
+
     // MARK: - Occurrences
 
     /// The n-th occurrence (0 = the first), as an instant, in `systemZone` for floating triggers.
@@ -105,10 +145,21 @@ public struct FireRule: Hashable, Sendable {
         frame(systemZone)?.local(n)
     }
 
-    /// The instants of the skipped occurrences, earliest first.
+    /// The instants the skipped occurrences would have fired at, earliest first.
     public func skippedInstants(systemZone: Zone) -> [Date] {
         guard let frame = frame(systemZone) else { return [] }
         return skipped.sorted().map(frame.instant)
+    }
+
+    /// The occurrence of the item that starts at `start` (an EXDATE, a RECURRENCE-ID): its
+    /// index and its wall-clock time on the rule's clock, as ``skipped`` holds it; nil when
+    /// no occurrence starts then.
+    public func occurrence(startingAt start: Date, systemZone: Zone) -> (index: Int, local: LocalDateTime)? {
+        guard let frame = frame(systemZone) else { return nil }
+        let local = LocalDateTime(start, in: frame.zone ?? .utc)
+        guard let found = frame.firstOccurrence(from: frame.instant(local), inclusive: true), frame.local(found.index) == local
+        else { return nil }
+        return (found.index, local)
     }
 
     private func isSkipped(_ n: Int, _ frame: Frame) -> Bool {
@@ -159,15 +210,37 @@ public struct FireRule: Hashable, Sendable {
             let fraction = date.timeIntervalSince1970 - TimeInterval(whole)
             return Frame(
                 start: LocalDateTime(secondsAsUTC: whole), zone: nil, fraction: (0..<1).contains(fraction) ? fraction : 0,
-                recurrence: recurrence, calendar: calendarSteps)
+                recurrence: recurrence, calendar: calendarSteps, lead: lead)
         case .floating(let local):
-            return Frame(start: local, zone: systemZone, fraction: 0, recurrence: recurrence, calendar: calendarSteps)
+            return Frame(start: local, zone: systemZone, fraction: 0, recurrence: recurrence, calendar: calendarSteps, lead: lead)
         case .zoned(let local, let zone):
             guard let zone = Zone(identifier: zone) else { return nil }
-            return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: calendarSteps)
+            return Frame(start: local, zone: zone, fraction: 0, recurrence: recurrence, calendar: calendarSteps, lead: lead)
         case .place:
             return nil
         }
+    }
+
+    // MARK: - RRULE text
+
+    /// The repeat as the RRULE other calendar clients read (`Get`, `chime export`); nil for
+    /// a one-shot. UNTIL is in UTC for an instant. RFC 7529's RSCALE and SKIP are written
+    /// only where they change an occurrence, a monthly repeat from a day after the 28th or
+    /// a yearly one from 29 February, so that clients without RFC 7529 read every other
+    /// rule as before.
+    public var rrule: String? {
+        guard let recurrence, let entry = Self.calendarEntry(named: calendar) else { return recurrence?.rrule() }
+        let start: LocalDateTime?
+        switch trigger {
+        case .absolute(let date): start = LocalDateTime(date, in: .utc)
+        case .floating(let local), .zoned(let local, _): start = local
+        case .place: start = nil
+        }
+        var matters = false
+        if case .gregorian = CalendarSteps(entry), let start, recurrence.skip != .omit, recurrence.stepsOverMonthEnds {
+            matters = recurrence.unit == .month ? start.day > 28 : start.month == 2 && start.day == 29
+        }
+        return recurrence.rrule(utc: trigger.isAbsolute, monthEnds: matters)
     }
 
     // MARK: - Calendars
@@ -226,6 +299,23 @@ private struct Frame {
     let recurrence: Recurrence?
     /// The rule's calendar, for month and year steps on the wall clock.
     let calendar: CalendarSteps
+    /// Seconds each occurrence fires ahead of its wall-clock time (``FireRule/lead``).
+    let lead: Int
+    /// What a step onto a month without the start's day does: the recurrence's own on the
+    /// Gregorian calendar; on the others, the month's last day, as they always counted.
+    let skip: MonthEndSkip
+    /// The steps that exist, where months without the start's day are left out.
+    let existing: ExistingSteps?
+
+    init(start: LocalDateTime, zone: Zone?, fraction: TimeInterval, recurrence: Recurrence?, calendar: CalendarSteps, lead: Int) {
+        (self.start, self.zone, self.fraction, self.recurrence, self.calendar, self.lead) = (start, zone, fraction, recurrence, calendar, lead)
+        if case .gregorian = calendar, let recurrence, recurrence.stepsOverMonthEnds {
+            skip = recurrence.skip
+            existing = skip == .omit ? ExistingSteps(start: start, months: recurrence.count * (recurrence.unit == .year ? 12 : 1)) : nil
+        } else {
+            (skip, existing) = (.backward, nil)
+        }
+    }
 
     /// The most occurrences `upcoming` reads for one result: enough to pass every minute
     /// folded into Samoa's skipped day.
@@ -246,7 +336,8 @@ private struct Frame {
 
     private func stepped(_ n: Int, _ recurrence: Recurrence) -> LocalDateTime? {
         guard n > 0 else { return n == 0 ? start : nil }
-        let (steps, overflow) = n.multipliedReportingOverflow(by: recurrence.count)
+        guard let step = existing.map({ $0.step(ofOccurrence: n) }) ?? n else { return nil }
+        let (steps, overflow) = step.multipliedReportingOverflow(by: recurrence.count)
         guard !overflow else { return nil }
         let local: LocalDateTime
         if let unit = recurrence.unit.fixedSeconds {
@@ -255,7 +346,7 @@ private struct Frame {
             local = LocalDateTime(secondsAsUTC: start.secondsAsUTC + delta)
         } else {
             guard steps <= (recurrence.unit == .month ? 12 : 1) * 10_000,
-                  let moved = calendar.adding(steps, years: recurrence.unit == .year, to: start)
+                  let moved = calendar.adding(steps, years: recurrence.unit == .year, to: start, skip: skip)
             else { return nil }
             local = moved
         }
@@ -265,13 +356,17 @@ private struct Frame {
     /// Ten thousand years, in seconds: no occurrence is further than that from the first.
     private static let maximumSpan = 10_000 * 366 * 86_400
 
+    /// When the occurrence at `local` fires: its instant, less the lead.
     func instant(_ local: LocalDateTime) -> Date {
-        guard let zone else { return Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC) + fraction) }
+        // RFC 5545 3.3.6: a duration's days are nominal, its hours, minutes and seconds exact.
+        let days = lead / 86_400, seconds = lead % 86_400
+        let local = days == 0 ? local : LocalDateTime(secondsAsUTC: local.secondsAsUTC - days * 86_400)
+        guard let zone else { return Date(timeIntervalSince1970: TimeInterval(local.secondsAsUTC - seconds) + fraction) }
         let resolved = local.resolve(in: zone)
         if recurrence?.unit.isShorterThanADay == true, let gapEnd = resolved.gapEnd {
             return Date(timeIntervalSince1970: TimeInterval(gapEnd))
         }
-        return Date(timeIntervalSince1970: TimeInterval(resolved.instant))
+        return Date(timeIntervalSince1970: TimeInterval(resolved.instant - seconds))
     }
 
     /// The first occurrence at (when `inclusive`) or after `instant`, with its index.
@@ -316,7 +411,8 @@ private struct Frame {
     /// between the two on the wall clock.
     private func estimate(_ instant: Date) -> Int {
         guard let recurrence else { return 0 }
-        let target = LocalDateTime(instant, in: zone ?? .utc)
+        // The occurrence that fires at `instant` is about `lead` later on the wall clock.
+        let target = LocalDateTime(instant.addingTimeInterval(TimeInterval(lead)), in: zone ?? .utc)
         guard target > start else { return 0 }
         let units: Int
         if let unit = recurrence.unit.fixedSeconds {
@@ -324,7 +420,8 @@ private struct Frame {
         } else {
             units = calendar.count(years: recurrence.unit == .year, from: start, to: target)
         }
-        return max(0, units / recurrence.count - 1) * max(1, recurrence.days.count)
+        let steps = max(0, units / recurrence.count - 1)
+        return (existing.map { $0.occurrences(before: steps) } ?? steps) * max(1, recurrence.days.count)
     }
 
 }

@@ -72,8 +72,19 @@ extension Recurrence {
     ]
 
     /// The rule as an RFC 5545 RRULE value, such as `FREQ=WEEKLY;BYDAY=MO,WE;COUNT=3`; `utc`
-    /// writes UNTIL as UTC (`Z`), for rules that count on UTC.
+    /// writes UNTIL as UTC (`Z`), for rules that count on UTC. A month end that is not RFC
+    /// 5545's is written as RFC 7529 says it (`FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD`),
+    /// wherever it could change an occurrence: ``parse(rrule:field:)`` reads back the same rule.
     public func rrule(utc: Bool = false) -> String {
+        rrule(utc: utc, monthEnds: skip != .omit && stepsOverMonthEnds)
+    }
+
+    /// Whether a month that lacks the first occurrence's day can be stepped on: months or
+    /// years are stepped without days (a day such as BYMONTHDAY=-1 exists in every month).
+    var stepsOverMonthEnds: Bool { (unit == .month || unit == .year) && days.isEmpty }
+
+    /// The RRULE value, with RSCALE and SKIP when `monthEnds`.
+    func rrule(utc: Bool, monthEnds: Bool) -> String {
         var parts = ["FREQ=" + (Self.frequencies.first { $0.0 == unit }?.1 ?? "")]
         if count != 1 { parts.append("INTERVAL=\(count)") }
         let byDay = days.compactMap { day -> String? in
@@ -90,6 +101,7 @@ extension Recurrence {
             let digits = until.description.filter { $0.isASCIIDigit || $0 == "T" }
             parts.append("UNTIL=" + digits + (utc ? "Z" : ""))
         }
+        if monthEnds { parts += ["RSCALE=GREGORIAN", "SKIP=" + skip.rfc7529Name] }
         return parts.joined(separator: ";")
     }
 
@@ -148,13 +160,35 @@ extension Recurrence {
         if limit != nil, until != nil {
             throw FieldError(field, "COUNT and UNTIL cannot both end one rule (RFC 5545 3.3.10); keep one.")
         }
+        let skip = try monthEnds(scale: values.removeValue(forKey: "RSCALE"), skip: values.removeValue(forKey: "SKIP"), field)
         if let key = values.keys.sorted().first {
-            throw FieldError(field, "\(key) is not supported; use FREQ, INTERVAL, COUNT, UNTIL, BYDAY, BYMONTHDAY=-1 and WKST=MO.")
+            throw FieldError(field, "\(key) is not supported; use FREQ, INTERVAL, COUNT, UNTIL, BYDAY, BYMONTHDAY=-1, WKST=MO "
+                + "and RSCALE=GREGORIAN with SKIP.")
         }
         var recurrence: Recurrence
         do { recurrence = try Recurrence(unit: unit, count: interval) } catch { throw FieldError(field, "INTERVAL: " + error.reason) }
         try recurrence.restrict(days: days, limit: limit, until: until, field: field)
+        recurrence.skip = skip
         return (recurrence, utc)
+    }
+
+    /// RFC 7529's RSCALE and SKIP: GREGORIAN only, since a rule counted in another calendar
+    /// read as Gregorian would fire on other days; SKIP only beside RSCALE, as RFC 7529 3.1
+    /// asks. Without them, RFC 5545's month end: OMIT.
+    private static func monthEnds(scale: String?, skip: String?, _ field: String) throws(FieldError) -> MonthEndSkip {
+        guard let scale else {
+            if let skip { throw FieldError(field, "SKIP=\(skip) needs RSCALE (RFC 7529 3.1); write RSCALE=GREGORIAN;SKIP=\(skip).") }
+            return .omit
+        }
+        guard scale == "GREGORIAN" else {
+            let known = FireRule.calendarEntry(named: scale).map { " or leave RSCALE out and give calendar \($0.cldr) (chime: --calendar \($0.cldr))" }
+            throw FieldError(field, "RSCALE=\(scale): only GREGORIAN is supported; give the rule in the Gregorian calendar\(known ?? "").")
+        }
+        guard let skip else { return .omit }
+        guard let value = MonthEndSkip.allCases.first(where: { $0.rfc7529Name == skip }) else {
+            throw FieldError(field, "SKIP=\(skip) is not OMIT, BACKWARD or FORWARD (RFC 7529 3.1).")
+        }
+        return value
     }
 
     private static func day(_ item: Substring, _ field: String) throws(FieldError) -> RepeatDay {

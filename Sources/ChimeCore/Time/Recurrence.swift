@@ -30,6 +30,10 @@ public struct Recurrence: Hashable, Sendable {
     public var limit: Int?
     /// The last wall-clock time an occurrence may have, on the rule's own clock (RFC 5545 UNTIL).
     public var until: LocalDateTime?
+    /// What a month without the first occurrence's day does, for a monthly or yearly repeat
+    /// without days on the Gregorian calendar: `repeat` takes the last day, as iOS does; an
+    /// RRULE leaves the month out, as RFC 5545 does, unless its RFC 7529 SKIP says otherwise.
+    public var skip: MonthEndSkip = .backward
 
     /// Every `count` `unit`s; throws when `count` is below 1.
     public init(unit: RepeatUnit, count: Int = 1) throws(FieldError) {

@@ -33,6 +33,19 @@ public enum Trigger: Hashable, Sendable {
         }
     }
 
+    /// The trigger `seconds` later on its own clock: an instant by that many seconds, a
+    /// wall-clock time by that much of the wall clock (09:50 and 900 s is 10:05, whatever
+    /// the zone does in between); a place stays.
+    public func moved(by seconds: Int) -> Trigger {
+        guard seconds != 0 else { return self }
+        switch self {
+        case .absolute(let date): return .absolute(date.addingTimeInterval(TimeInterval(seconds)))
+        case .floating(let local): return .floating(LocalDateTime(secondsAsUTC: local.secondsAsUTC + seconds))
+        case .zoned(let local, let zone): return .zoned(LocalDateTime(secondsAsUTC: local.secondsAsUTC + seconds), zone: zone)
+        case .place: return self
+        }
+    }
+
     /// The place, for a place trigger.
     public var place: Place? {
         if case .place(let place) = self { return place }

@@ -63,6 +63,8 @@ extension MethodTable {
         let instant = now()
         var updated = existing
         updated.alert = alert
+        var fields = fields
+        fields.lead = alert.leadTime
         do throws(FieldError) {
             try reschedule(&updated, fields, keys: keys, now: instant)
         } catch {
@@ -90,10 +92,14 @@ extension MethodTable {
         let given = Set(keys)
         if given.contains(NotificationKey.lateLimit.rawValue) { notification.lateLimit = fields.lateLimit }
         let ruleKeys = NotificationKey.allCases.filter { ($0.part == .schedule || $0.part == .place) && ![.lateLimit, .late].contains($0) }
-        guard ruleKeys.contains(where: { given.contains($0.rawValue) }) else { return }
+        let changesRule = ruleKeys.contains { given.contains($0.rawValue) }
+        // A new lead moves the item a repeat counts from; its first fire time (when) stays.
+        guard changesRule || given.contains(NotificationKey.leadTime.rawValue) else { return }
         let zone = Zone.current
         let existing = notification.rule
-        let rule = try fields.rule(changing: existing, given: given, now: now, systemZone: zone)
+        let rule = changesRule ? try fields.rule(changing: existing, given: given, now: now, systemZone: zone)
+            : existing.leading(by: fields.leadSeconds)
+        if !changesRule, rule == existing { return }
         if rule.trigger.place != nil, notification.lateLimit != nil, !given.contains(NotificationKey.lateLimit.rawValue) {
             notification.lateLimit = nil
         }

@@ -23,7 +23,7 @@ enum NotificationEncoding {
         if let place = notification.rule.trigger.place {
             entries += placeEntries(place)
         } else {
-            entries.append((.when, .string(whenText(notification.rule.trigger, zone: zone))))
+            entries.append((.when, .string(whenText(notification.rule.fireTrigger, zone: zone))))
             entries.append((.calendar, .string(notification.rule.calendar)))
         }
         entries += [
@@ -34,7 +34,7 @@ enum NotificationEncoding {
         if let recurrence = notification.rule.recurrence {
             entries.append((.repeat, .string(recurrence.unit.rawValue)))
             entries.append((.every, .uint32(UInt32(clamping: recurrence.count))))
-            entries.append((.rrule, .string(recurrence.rrule(utc: notification.rule.trigger.isAbsolute))))
+            entries.append((.rrule, .string(notification.rule.rrule ?? recurrence.rrule())))
             let skipped = notification.rule.skippedInstants(systemZone: zone)
             if !skipped.isEmpty { entries.append((.skipped, .array(element: "x", skipped.map { .int64(seconds($0)) }))) }
         }

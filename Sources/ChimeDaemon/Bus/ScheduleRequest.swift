@@ -19,6 +19,8 @@ extension ScheduledNotification {
     /// The notification `alert` and `fields` ask for, with a fresh id, not yet stored.
     static func requested(_ alert: Alert, _ fields: ScheduleFields, now instant: Date, zone: Zone) throws(DBusError)
         -> ScheduledNotification {
+        var fields = fields
+        fields.lead = alert.leadTime
         let rule: FireRule
         let start: (index: Int, date: Date)?
         do throws(FieldError) {

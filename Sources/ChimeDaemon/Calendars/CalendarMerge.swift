@@ -75,8 +75,8 @@ struct CalendarMerge {
                     sources[key] = source
                 }
                 if let replaced = plan.replaces, !plan.uid.isEmpty { overridden[plan.uid, default: []].append(replaced) }
-                let requests = try plan.requests { [instant, zone] when, options in
-                    try Self.firstFire(when, options, now: instant, zone: zone)
+                let requests = try plan.requests { [instant, zone] when, options, lead in
+                    try Self.firstFire(when, options, lead: lead, now: instant, zone: zone)
                 }
                 let made = try requests.map { request, _, alarm throws(DBusError) in
                     var notification = try ScheduledNotification.requested(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
@@ -181,16 +181,17 @@ struct CalendarMerge {
 
     /// Leaves out of a repeat the occurrences its EXDATEs name (`whens` in Schedule's form),
     /// as Skip does; one that names no occurrence changes nothing (RFC 5545 3.8.5.1). An
-    /// EXDATE names the item's occurrence: its reminder rings `leadTime` before it.
+    /// EXDATE names the item's occurrence, which a repeat with a lead counts from.
     private static func skip(_ whens: [String], of notification: inout ScheduledNotification, now: Date, zone: Zone) {
         guard !whens.isEmpty, notification.rule.recurrence != nil else { return }
         let parser = WhenParser(now: now, systemZone: zone)
+        // Without a lead (a minute or hour repeat) the occurrence fires before its item starts.
+        let ahead = notification.rule.lead == 0 ? notification.alert.leadTime ?? 0 : 0
         for text in whens {
             guard let start = (try? parser.trigger(text))?.instant(systemZone: zone),
-                  case let instant = start.addingTimeInterval(-(notification.alert.leadTime ?? 0)),
-                  let found = notification.rule.firstOccurrence(onOrAfter: instant, systemZone: zone), found.date == instant,
-                  let local = notification.rule.wallClock(ofOccurrence: found.index, systemZone: zone) else { continue }
-            notification.rule.skipped.insert(local)
+                  let found = notification.rule.occurrence(startingAt: start.addingTimeInterval(-ahead), systemZone: zone)
+            else { continue }
+            notification.rule.skipped.insert(found.local)
         }
         guard let next = notification.nextFire else { return }
         let first = notification.rule.firstOccurrence(onOrAfter: next, systemZone: zone)
@@ -199,10 +200,10 @@ struct CalendarMerge {
     }
 
     /// What NextFireTimestamps would answer with a count of 1, as ``ImportPlan`` asks it.
-    private static func firstFire(_ when: String, _ options: [(String, String)], now: Date, zone: Zone) throws -> Int64? {
+    private static func firstFire(_ when: String, _ options: [(String, String)], lead: Double?, now: Date, zone: Zone) throws -> Int64? {
         do throws(FieldError) {
             let options = options.map { (key: $0.0, value: $0.1) }
-            return try ScheduleFields.upcoming(when: when, options: options, count: 1, now: now, systemZone: zone).first
+            return try ScheduleFields.upcoming(when: when, options: options, lead: lead, count: 1, now: now, systemZone: zone).first
                 .map(NotificationEncoding.seconds)
         } catch {
             throw ImportRefusal.refused(error.description)

@@ -28,11 +28,11 @@ extension ScheduleFields {
             fields.every = nil
             fields.repeatDetails = RepeatFields()
         }
-        var trigger = existing.trigger
+        var trigger = existing.fireTrigger
         if when != nil || !place.given.isEmpty {
             let rule = try fields.rule(now: now, systemZone: systemZone)
             if rule.trigger.place != nil || (changesRepeat && !refinesRepeat) { return rule }
-            trigger = rule.trigger
+            trigger = rule.fireTrigger
         } else {
             // Which clock a time is read on belongs to the time: it is given with one.
             for key in [NotificationKey.zone, .floating] where given.contains(key.rawValue) {
@@ -48,6 +48,7 @@ extension ScheduleFields {
             recurrence = existing.recurrence
         }
         let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: fields.calendar ?? existing.calendar)
+            .leading(by: leadSeconds)
         try rule.checkCalendarIsCounted()
         if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
             throw FieldError(given.contains(NotificationKey.count.rawValue) ? "count" : "until",
@@ -65,6 +66,7 @@ extension ScheduleFields {
             throw FieldError(name, "needs repeat: it fires once; say how it repeats, e.g. repeat weekly.")
         }
         var changed = try Recurrence(unit: existing.unit, count: every ?? existing.count)
+        changed.skip = existing.skip
         let days = try details.on.map { text throws(FieldError) in try RepeatDay.parse(text) } ?? existing.days
         let until = try details.until.map { text throws(FieldError) in try Self.until(text, trigger, now, systemZone) } ?? existing.until
         try changed.restrict(days: days, limit: details.count ?? existing.limit, until: until)

@@ -26,6 +26,12 @@ struct ScheduleFields {
     var late = false
     /// `region`, `network`, `regionTriggersOnce`: a place instead of `when`.
     var place = PlaceFields()
+    /// The alert's `leadTime`: a repeat by days or longer counts from the item's start,
+    /// this long after `when` (``FireRule/leading(by:)``).
+    var lead: Double?
+
+    /// `lead` in whole seconds.
+    var leadSeconds: Int { lead.flatMap { Int(exactly: $0.rounded()) } ?? 0 }
 
     /// Takes a typed value; false for keys that are not schedule fields.
     mutating func set(_ key: String, typed value: Value) throws(FieldError) -> Bool {
@@ -105,7 +111,7 @@ struct ScheduleFields {
             throw FieldError("floating", "applies to wall-clock times; '\(when)' is an instant.")
         }
         let recurrence = try recurrence(for: trigger, now: now, systemZone: systemZone)
-        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian")
+        let rule = try FireRule(trigger: trigger, recurrence: recurrence, calendar: calendar ?? "gregorian").leading(by: leadSeconds)
         try rule.checkCalendarIsCounted()
         if let recurrence, rule.occurrence(0, systemZone: systemZone) == nil {
             throw FieldError(repeatDetails.rrule != nil ? "rrule" : "until", "ends before the first occurrence, \(recurrence.rrule()) from \(when).")
@@ -128,11 +134,13 @@ struct ScheduleFields {
     }
 
     /// The next `count` fire times of the rule that `when` and `options` (the schedule
-    /// fields but `when`, as text) describe, read at `now` in `systemZone`: NextFireTimes.
-    static func upcoming(when: String, options: [(key: String, value: String)], count: UInt32, now: Date,
+    /// fields but `when`, as text) describe, read at `now` in `systemZone`: NextFireTimes;
+    /// `lead` is the alert's `leadTime`, which an import knows.
+    static func upcoming(when: String, options: [(key: String, value: String)], lead: Double? = nil, count: UInt32, now: Date,
                          systemZone: Zone) throws(FieldError) -> [Date] {
         var fields = ScheduleFields()
         fields.when = when
+        fields.lead = lead
         for (key, text) in options {
             guard key != NotificationKey.when.rawValue, try fields.set(key, text: text) else {
                 throw FieldError(key, "is not a schedule field; use \(keys.dropFirst().joined(separator: ", ")).")

@@ -15,10 +15,12 @@ struct Import: ParsableCommand {
             DTSTART, or to DTEND with RELATED=END, or absolute); each VTODO at DUE or its \
             VALARMs. SUMMARY is the title, DESCRIPTION the body. A DTSTART in UTC is an \
             instant, one with a TZID a wall-clock time in that zone, a floating one follows \
-            the system zone. An RRULE of FREQ and INTERVAL becomes --repeat and --every, \
-            any other is read as --rrule reads it; EXDATE skips occurrences; RDATE is \
-            refused. X-CHIME-* properties (as chime export writes them) give the fields \
-            iCalendar has no property for.
+            the system zone. An RRULE of FREQ and INTERVAL becomes --repeat and --every \
+            (a monthly or yearly one stays an RRULE, whose months without the day are left \
+            out), any other is read as --rrule reads it; EXDATE skips occurrences; RDATE is \
+            refused. An alarm on a repeating item rings ahead of each occurrence. \
+            X-CHIME-* properties (as chime export writes them) give the fields iCalendar \
+            has no property for.
 
             An item imported before (the same UID, RECURRENCE-ID and alarm, or one chime \
             export wrote) is updated in place and keeps its id; one completed since stays \

@@ -257,7 +257,14 @@ struct StoreTests {
             let store = try Store(directory: directory.url)
             try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
         }
+        try rollBack(directory, sql, arguments)
+    }
+
+    /// Runs `sql` on the store file in `directory` in one transaction: the schema an older
+    /// version left, made from today's.
+    func rollBack(_ directory: Directory, _ sql: String, _ arguments: [any SQLiteConvertible] = []) throws {
         let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
+        defer { database.close() }
         try database.inTransaction { try database.execute(sql: sql, arguments: arguments) }
     }
 
@@ -667,18 +674,12 @@ extension StoreTests {
             try store.write { db in _ = try store.insert(try notification("kept", title: "Kept"), in: db) }
         }
         // Back to the schema 0.4 wrote: through v4, without the place columns.
-        do {
-            let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.inTransaction {
-                try database.execute(sql: """
-                    DROP INDEX notification_place;
-                    ALTER TABLE notification DROP COLUMN placePresence;
-                    ALTER TABLE notification DROP COLUMN place;
-                    DELETE FROM grdb_migrations WHERE identifier = 'v5: places';
-                    """)
-            }
-            database.close()
-        }
+        try rollBack(directory, """
+            DROP INDEX notification_place;
+            ALTER TABLE notification DROP COLUMN placePresence;
+            ALTER TABLE notification DROP COLUMN place;
+            DELETE FROM grdb_migrations WHERE identifier = 'v5: places';
+            """)
         let store = try Store(directory: directory.url)
         #expect(try store.notification(id: "kept")?.alert.title == "Kept")
         #expect(try store.dueTimes().map(\.id) == ["kept"])
@@ -695,17 +696,11 @@ extension StoreTests {
             try store.write { db in _ = try store.insert(daily, in: db) }
         }
         // Back to a schema through v6, without the rrule and skipped columns.
-        do {
-            let database = try Database(path: directory.url.appendingPathComponent("chime.sqlite").path)
-            try database.inTransaction {
-                try database.execute(sql: """
-                    ALTER TABLE notification DROP COLUMN skipped;
-                    ALTER TABLE notification DROP COLUMN rrule;
-                    DELETE FROM grdb_migrations WHERE identifier = 'v7: rrule';
-                    """)
-            }
-            database.close()
-        }
+        try rollBack(directory, """
+            ALTER TABLE notification DROP COLUMN skipped;
+            ALTER TABLE notification DROP COLUMN rrule;
+            DELETE FROM grdb_migrations WHERE identifier = 'v7: rrule';
+            """)
         let store = try Store(directory: directory.url)
         let kept = try #require(try store.notification(id: "daily"))
         let everyOtherDay = try Recurrence(unit: .day, count: 2)
@@ -717,5 +712,37 @@ extension StoreTests {
         let read = try #require(try store.notification(id: "weekly"))
         #expect(read.rule.recurrence?.rrule() == "FREQ=WEEKLY;BYDAY=MO,FR;COUNT=4")
         #expect(read.rule.skipped == weekly.rule.skipped)
+    }
+    /// A month's `repeat` takes a short month's last day, an RRULE leaves the month out, and
+    /// an alarm ahead of its item keeps its lead: each reads back so, and a row from before
+    /// v12 (when every monthly repeat took the last day) still does.
+    @Test func monthEndsAndLeadsReadBackAndOlderRowsKeepTheLastDay() throws {
+        let directory = Directory()
+        let start = LocalDateTime(year: 2027, month: 1, day: 31, hour: 9)
+        func made(_ id: String, _ recurrence: Recurrence, lead: Int = 0) throws -> ScheduledNotification {
+            let rule = try FireRule(trigger: .zoned(start, zone: "America/New_York"), recurrence: recurrence).leading(by: lead)
+            return ScheduledNotification(id: id, alert: Alert(title: id), rule: rule, lateLimit: nil, created: Self.start,
+                                         nextIndex: 0, nextFire: rule.occurrence(0, systemZone: .utc))
+        }
+        let kept = [try made("repeat", Recurrence(unit: .month)), try made("rrule", Recurrence.parse(rrule: "FREQ=MONTHLY").0),
+                    try made("forward", Recurrence.parse(rrule: "FREQ=YEARLY;RSCALE=GREGORIAN;SKIP=FORWARD").0),
+                    try made("ahead", Recurrence.parse(rrule: "FREQ=DAILY").0, lead: 900)]
+        do {
+            let store = try Store(directory: directory.url)
+            try store.write { db in for notification in kept { _ = try store.insert(notification, in: db) } }
+            for notification in kept { #expect(try store.notification(id: notification.id)?.rule == notification.rule) }
+            let ahead = try #require(try store.notification(id: "ahead")?.rule)
+            #expect(ahead.lead == 900 && ahead.fireTrigger == .zoned(LocalDateTime(year: 2027, month: 1, day: 31, hour: 9), zone: "America/New_York"))
+        }
+        // Back to the schema before v12: no month ends, no leads.
+        try rollBack(directory, """
+            ALTER TABLE notification DROP COLUMN lead;
+            ALTER TABLE notification DROP COLUMN monthEnds;
+            DELETE FROM grdb_migrations WHERE identifier = 'v12: month ends and leads';
+            """)
+        let store = try Store(directory: directory.url)
+        for id in ["repeat", "rrule", "forward"] { #expect(try store.notification(id: id)?.rule.recurrence?.skip == .backward, "\(id)") }
+        let ahead = try #require(try store.notification(id: "ahead")?.rule)
+        #expect(ahead.lead == 0 && ahead.trigger == .zoned(LocalDateTime(year: 2027, month: 1, day: 31, hour: 9), zone: "America/New_York"))
     }
 }

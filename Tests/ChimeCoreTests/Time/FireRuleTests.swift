@@ -236,6 +236,63 @@ struct FireRuleTests {
         #expect(rule.occurrence(n, systemZone: try #require(Zone(identifier: "Europe/Berlin"))) == instant(expected))
     }
 
+    // MARK: - Alarms ahead of their item
+
+    /// A daily item in New York and an alarm `lead` seconds ahead of it, first due at
+    /// `first` (its wall-clock time): the alarm's fire times, each `lead` before its item
+    /// (whole days of it on the calendar), whatever the clocks do in between.
+    @Test(arguments: [
+        // 15 minutes before 03:10: on 14 March 2027 that is 01:55 EST, not the 02:55 that day lacks.
+        (900, "2027-03-12T02:55", ["2027-03-12T02:55:00-05:00", "2027-03-13T02:55:00-05:00", "2027-03-14T01:55:00-05:00",
+                                   "2027-03-15T02:55:00-04:00"]),
+        // 15 minutes before 02:10: on 7 November 2027 that is 01:55 EST, the second 01:55 of the day.
+        (900, "2027-11-05T01:55", ["2027-11-05T01:55:00-04:00", "2027-11-06T01:55:00-04:00", "2027-11-07T01:55:00-05:00",
+                                   "2027-11-08T01:55:00-05:00"]),
+        // An hour before 02:10: 01:10 EST on 7 November, an hour after the 01:10 EDT the wall clock shows first.
+        (3_600, "2027-11-06T01:10", ["2027-11-06T01:10:00-04:00", "2027-11-07T01:10:00-05:00", "2027-11-08T01:10:00-05:00"]),
+        // A day before 03:10 is 03:10 the day before, on either side of a change (RFC 5545 3.3.6: days are nominal).
+        (86_400, "2027-03-12T03:10", ["2027-03-12T03:10:00-05:00", "2027-03-13T03:10:00-05:00", "2027-03-14T03:10:00-04:00",
+                                      "2027-03-15T03:10:00-04:00"]),
+        (86_400, "2027-11-05T09:00", ["2027-11-05T09:00:00-04:00", "2027-11-06T09:00:00-04:00", "2027-11-07T09:00:00-05:00"]),
+        // A day and 15 minutes before 03:10 on 15 March: 15 minutes before 03:10 EDT on the 14th, 01:55 EST.
+        (87_300, "2027-03-12T02:55", ["2027-03-12T02:55:00-05:00", "2027-03-13T02:55:00-05:00", "2027-03-14T01:55:00-05:00",
+                                      "2027-03-15T02:55:00-04:00"]),
+        // 15 minutes after a 01:50 item (a negative lead): on 14 March 03:05 EDT, 15 minutes after 01:50 EST.
+        (-900, "2027-03-13T02:05", ["2027-03-13T02:05:00-05:00", "2027-03-14T03:05:00-04:00", "2027-03-15T02:05:00-04:00"]),
+    ])
+    func anAlarmAheadOfARepeatingItemIsCountedFromEachOccurrence(lead: Int, first: String, expected: [String]) throws {
+        let newYork = try #require(Zone(identifier: "America/New_York"))
+        let when = try #require(LocalDateTime(iso: first))
+        let rule = try FireRule(trigger: .zoned(when, zone: "America/New_York"), recurrence: Recurrence(unit: .day)).leading(by: lead)
+        #expect(rule.lead == lead && rule.fireTrigger == .zoned(when, zone: "America/New_York"))
+        let found = rule.upcoming(from: .distantPast, count: expected.count, systemZone: newYork)
+        #expect(found == expected.map(instant))
+        // The search from any instant finds the same fire times, and each item's start its occurrence.
+        for (index, date) in found.enumerated() {
+            #expect(rule.firstOccurrence(onOrAfter: date, systemZone: newYork)?.date == date)
+            let start = try #require(rule.wallClock(ofOccurrence: index, systemZone: newYork))
+            #expect(rule.occurrence(startingAt: start.date(in: newYork), systemZone: newYork)?.index == index)
+        }
+    }
+
+    /// What a lead leaves alone: a one-shot fires at its time, minute and hour repeats step
+    /// from their fire time; a lead of 0 takes the lead back off.
+    @Test func aLeadChangesOnlyRepeatsByDaysOrLonger() throws {
+        let when = LocalDateTime(year: 2027, month: 3, day: 14, hour: 1, minute: 55)
+        for recurrence in [nil, try Recurrence(unit: .hour), try Recurrence(unit: .minute, count: 15)] {
+            let rule = try FireRule(trigger: .zoned(when, zone: "America/New_York"), recurrence: recurrence)
+            #expect(rule.leading(by: 900) == rule)
+        }
+        var weekly = try FireRule(trigger: .floating(when), recurrence: Recurrence(unit: .week)).leading(by: 900)
+        weekly.skipped = [LocalDateTime(year: 2027, month: 3, day: 21, hour: 2, minute: 10)]
+        let moved = weekly.leading(by: 3_600)
+        #expect(moved.fireTrigger == weekly.fireTrigger)
+        #expect(moved.trigger == .floating(LocalDateTime(year: 2027, month: 3, day: 14, hour: 2, minute: 55)))
+        #expect(moved.skipped == [LocalDateTime(year: 2027, month: 3, day: 21, hour: 2, minute: 55)], "the same occurrence skipped")
+        #expect(moved.leading(by: 0).trigger == .floating(when) && moved.leading(by: 0).lead == 0)
+        #expect(weekly.skippedInstants(systemZone: .utc) == [instant("2027-03-21T01:55:00Z")], "when it would have fired")
+    }
+
     // MARK: - Frames
 
     @Test(arguments: [RepeatUnit.minute, .hour, .day, .week])

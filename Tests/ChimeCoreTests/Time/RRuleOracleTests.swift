@@ -5,6 +5,7 @@ import Testing
 /// Repeats checked against a second implementation: python-dateutil's rrule, on Python's
 /// zoneinfo, which reads a skipped wall-clock time with the offset before the jump and a
 /// repeated one as its first pass, as RFC 5545 and Chime do.
+@Suite(.enabled(if: Dateutil.isInstalled, "python3 with dateutil is missing: make test installs python3-dateutil"))
 struct RRuleOracleTests {
     static let rules = [
         "FREQ=WEEKLY;BYDAY=MO,WE,FR", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,SU", "FREQ=WEEKLY;BYDAY=SA,SU;UNTIL=20270601T020000",
@@ -33,6 +34,26 @@ struct RRuleOracleTests {
         var random = SplitMix64(seed: seed)
         let cases = (0..<800).map { _ in OracleCase.random(using: &random) }
         try agree(cases, about: "RRULE_SEED=\(seed)")
+    }
+
+    /// Monthly and yearly rules from the 28th to the 31st and from 29 February, which RFC
+    /// 5545 leaves out of the months without that day: every interval up to 13, with and
+    /// without an end.
+    @Test func monthEndsAgreeWithDateutil() throws {
+        var cases: [OracleCase] = []
+        let zones = ["UTC", "America/New_York", "Australia/Lord_Howe"]
+        for (index, (month, day)) in [(1, 28), (1, 29), (1, 30), (1, 31), (3, 31), (8, 31), (12, 29), (2, 29)].enumerated() {
+            for interval in 1...13 {
+                let year = month == 2 ? 2028 : 2026 + interval % 3
+                let start = LocalDateTime(year: year, month: month, day: day, hour: 9, minute: 30)
+                let frequency = month == 2 && interval % 2 == 0 ? "YEARLY" : "MONTHLY"
+                let ends = ["", ";COUNT=\(interval + 7)", ";UNTIL=\(year + 9)1231T000000"]
+                let rrule = "FREQ=\(frequency)" + (interval == 1 ? "" : ";INTERVAL=\(interval)") + ends[(index + interval) % 3]
+                cases.append(OracleCase(zone: zones[interval % 3], start: String(start.description.prefix(16)), rrule: rrule,
+                                        skipped: interval % 4 == 0 ? [2] : []))
+            }
+        }
+        try agree(cases, about: "the month ends")
     }
 
     private func agree(_ cases: [OracleCase], about name: String) throws {
@@ -103,6 +124,19 @@ struct RRuleOracleTests {
     }
 }
 
+/// Whether `/usr/bin/python3` imports dateutil, the oracle's second implementation.
+enum Dateutil {
+    static let isInstalled: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import dateutil.rrule, zoneinfo"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+}
+
 /// A rule for both implementations: a zone, a first wall-clock time, an RRULE, and the
 /// indexes of occurrences to skip.
 struct OracleCase {
@@ -120,7 +154,6 @@ struct OracleCase {
     static func random(using random: inout SplitMix64) -> OracleCase {
         let zone = zones.randomElement(using: &random)!
         var parts: [String] = []
-        var withDays = false
         // Minute and hour repeats fire a gap's occurrences at the jump, where RFC 5545 moves
         // each by the gap: they are compared where no clock jumps.
         let frequencies = zone == "UTC" ? ["MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"]
@@ -131,7 +164,6 @@ struct OracleCase {
         if frequency == "WEEKLY", Bool.random(using: &random) {
             let days = weekdays.filter { _ in Bool.random(using: &random) }
             parts.append("BYDAY=" + (days.isEmpty ? ["WE"] : days).joined(separator: ","))
-            withDays = true
         } else if frequency == "MONTHLY", Int.random(in: 0..<3, using: &random) > 0 {
             if Int.random(in: 0..<4, using: &random) == 0 {
                 parts.append("BYMONTHDAY=-1")
@@ -146,13 +178,11 @@ struct OracleCase {
                 }
                 parts.append("BYDAY=" + days.joined(separator: ","))
             }
-            withDays = true
         }
         let year = Int.random(in: 2020...2030, using: &random)
         let month = Int.random(in: 1...12, using: &random)
-        // Without days, Chime moves the 29th to 31st to a shorter month's last day where
-        // RFC 5545 leaves that month out (FireRule: month ends stay put).
-        let day = Int.random(in: 1...(withDays ? 31 : 28), using: &random)
+        // Without days, the 29th to 31st are left out of shorter months, as RFC 5545 says.
+        let day = Int.random(in: 1...31, using: &random)
         let lastDay = [31, year % 4 == 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
         let start = LocalDateTime(year: year, month: month, day: min(day, lastDay), hour: Int.random(in: 0...23, using: &random),
                                   minute: [0, 15, 30, 45].randomElement(using: &random)!)

@@ -64,10 +64,64 @@ struct ICalendarRoundTripTests {
         return (before, after, calendar)
     }
 
+    /// Month ends: repeats from a day some months lack, as `repeat` takes them (the last
+    /// day, which RFC 7529's SKIP=BACKWARD says) and as RRULEs do (left out, RFC 5545; or the
+    /// next month's first day, SKIP=FORWARD).
+    static let monthEndTimes = ["2027-01-31T10:00:00[Europe/Berlin]", "2028-02-29T10:00:00", "2027-08-30T09:00:00+00:00"]
+
+    static var monthEndRepeats: [[(String, Value)]] {
+        var forms: [[(String, Value)]] = []
+        for unit in ["month", "year"] {
+            for every: UInt32 in [1, 5] { forms.append([("repeat", .string(unit)), ("every", .uint32(every))]) }
+        }
+        for rule in ["FREQ=MONTHLY", "FREQ=MONTHLY;INTERVAL=5", "FREQ=YEARLY", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD",
+                     "FREQ=YEARLY;RSCALE=GREGORIAN;SKIP=BACKWARD", "FREQ=MONTHLY;INTERVAL=2;RSCALE=GREGORIAN;SKIP=BACKWARD"] {
+            for end in ["", ";COUNT=6"] { forms.append([("rrule", .string(rule + end))]) }
+        }
+        return forms
+    }
+
     @Test(arguments: times)
     func everyRepeatChimeSchedulesComesBackTheSameFromItsExport(when: String) throws {
+        try expectSameAfterRoundTrips(when: when, Self.repeats)
+    }
+
+    @Test(arguments: monthEndTimes)
+    func monthEndsComeBackTheSameFromTheirExport(when: String) throws {
+        try expectSameAfterRoundTrips(when: when, Self.monthEndRepeats)
+    }
+
+    /// A daily 03:10 New York event with a 15-minute alarm rings 15 minutes before each
+    /// occurrence (RFC 5545 3.8.6.3): 01:55 EST on 14 March 2027, when the clocks spring
+    /// from 02:00 to 03:00, not 03:55 EDT. Its EXDATE leaves out the 13th; exported and
+    /// imported again, it is the same.
+    @Test func anAlarmOnARepeatingEventRingsAheadOfEachOccurrenceAcrossAChange() throws {
         let harness = try DaemonHarness()
-        for (index, form) in Self.repeats.enumerated() {
+        let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Example//Tests//EN", "BEGIN:VEVENT", "UID:night@example.org",
+                    "SUMMARY:Night shift", "DTSTART;TZID=America/New_York:20270310T031000", "RRULE:FREQ=DAILY",
+                    "EXDATE;TZID=America/New_York:20270313T031000", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Night shift",
+                    "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        // 07:55 UTC (02:55 EST) each day, but the 13th; 06:55 UTC on the 14th (01:55 EST) and on (02:55 EDT).
+        let expected: [Int64] = [1_804_665_300, 1_804_751_700, 1_804_838_100, 1_805_007_300, 1_805_093_700]
+        var id = try #require(try harness.values("ImportICalendar", [.string(text)]).first?.arrayElements?.first?.stringValue)
+        for round in ["imported", "exported and imported again"] {
+            let times = try harness.values("Occurrences", [.string(id), .uint32(5)]).first?.arrayElements?.compactMap(\.integerValue)
+            #expect(times == expected, "\(round)")
+            let got = DaemonHarness.entries(try #require(try harness.values("Get", [.string(id)]).first))
+            #expect(got["when"] == .string("2027-03-10T02:55:00[America/New_York]") && got["leadTime"] == .double(900), "\(round)")
+            let exported = try #require(try harness.values("ExportICalendar", [.stringArray([id])]).first?.stringValue)
+            for line in ["DTSTART;TZID=America/New_York:20270310T031000", "EXDATE;TZID=America/New_York:20270313T031000",
+                         "TRIGGER:-PT15M"] {
+                #expect(exported.contains(line + "\r\n"), "\(round): \(line) in \(exported)")
+            }
+            _ = try harness.values("Cancel", [.string(id)])
+            id = try #require(try harness.values("ImportICalendar", [.string(exported)]).first?.arrayElements?.first?.stringValue)
+        }
+    }
+
+    private func expectSameAfterRoundTrips(when: String, _ forms: [[(String, Value)]]) throws {
+        let harness = try DaemonHarness()
+        for (index, form) in forms.enumerated() {
             let (before, after, calendar) = try roundTrip(harness, when: when, form, skipping: index % 3 == 0)
             for key in Self.scheduleKeys where before[key] != after[key] {
                 let was = before[key].map { "\($0)" } ?? "absent", now = after[key].map { "\($0)" } ?? "absent"

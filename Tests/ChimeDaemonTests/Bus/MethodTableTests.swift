@@ -46,6 +46,29 @@ struct MethodTableTests {
         #expect(fired.map { $0.arguments.first?.stringValue } == [id])
     }
 
+    /// A daily repeat whose item starts `leadTime` after `when` fires that far ahead of each
+    /// of the item's occurrences, in its zone: 01:55 EST on 14 March 2027 for a 03:10 New York
+    /// item, where 02:55 does not exist. An Update of the lead alone keeps `when` and moves
+    /// the item: an hour ahead of 03:55 is 01:55 EST that day too, and 02:55 EDT after it.
+    @Test func aRepeatAheadOfItsItemFiresAheadOfEachOccurrenceAndAnUpdatedLeadMovesTheItem() throws {
+        let harness = try DaemonHarness()
+        let when = "2027-03-12T02:55:00[America/New_York]"
+        let request = Value.variantDictionary([("title", .string("Night shift")), ("when", .string(when)), ("repeat", .string("day")),
+                                               ("leadTime", .double(900))])
+        let id = try #require(try harness.values("Schedule", [request]).first?.stringValue)
+        func occurrences() throws -> [Int64] {
+            try harness.values("Occurrences", [.string(id), .uint32(4)]).first?.arrayElements?.compactMap(\.integerValue) ?? []
+        }
+        // 07:55 UTC (02:55 EST), then 06:55 UTC: 01:55 EST on the 14th, 02:55 EDT on the 15th.
+        #expect(try occurrences() == [1_804_838_100, 1_804_924_500, 1_805_007_300, 1_805_093_700])
+        _ = try harness.values("Update", [.string(id), .variantDictionary([("leadTime", .double(3_600))])])
+        let described = DaemonHarness.entries(try #require(try harness.values("Get", [.string(id)]).first))
+        #expect(described["when"] == .string(when) && described["leadTime"] == .double(3_600))
+        #expect(try occurrences() == [1_804_838_100, 1_804_924_500, 1_805_007_300, 1_805_093_700])
+        #expect(try harness.store.notification(id: id)?.rule.trigger == .zoned(LocalDateTime(year: 2027, month: 3, day: 12, hour: 3, minute: 55),
+                                                                               zone: "America/New_York"))
+    }
+
     @Test(arguments: [
         (tea([("category", .string("remnider"))]), "category: 'remnider' is neither built in nor in the config", "did you mean 'reminder'?"),
         (Value.variantDictionary([("when", .string("in 1h"))]), "title", "must not be empty"),
