@@ -58,11 +58,11 @@ extension Daemon {
         let badges = Badges(connection: connection, store: store, commits: commits, logger: logger)
         let signals = ServiceSignals(connection: connection, logger: logger)
         let launcher = AppLauncher(connection: connection, logger: logger, placement: inputs.commands.placement)
-        let presses = PressHandler(store: store, schedule: schedule, commits: commits, commands: inputs.commands,
-                                   launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger,
-                                   now: inputs.now)
         let calendars = Calendars(Calendars.Context(store: store, commits: commits, schedule: schedule, loop: inputs.loop,
                                                     settings: inputs.settings, logger: logger, now: inputs.now))
+        let presses = PressHandler(store: store, schedule: schedule, commits: commits, commands: inputs.commands, calendars: calendars,
+                                   launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger,
+                                   now: inputs.now)
         let methods = MethodTable(server: inputs.server, presenter: presenter, store: store, schedule: schedule,
                                   commits: commits, settings: inputs.settings, badges: badges, presses: presses,
                                   calendars: calendars, logger: logger, now: inputs.now)

@@ -113,21 +113,30 @@ extension ICalendar {
                 let length = related ? Int(icaltime_as_timet(end)) - Int(icaltime_as_timet(start)) : 0
                 lead = Double(-Int(icaldurationtype_as_int(trigger.duration)) - length)
             }
+            // RFC 9074 7: a snooze alarm rings once, at its own time, even on a repeating item.
+            let isSnooze = isSnoozeAlarm(alarm)
             // RFC 9074 4: an alarm acknowledged at or after its time was seen; one-time, it is over.
             let ownAcknowledgement = icalcomponent_get_first_property(alarm, ICAL_ACKNOWLEDGED_PROPERTY).map { icalproperty_get_acknowledged($0) }
-            if !repeats, [ownAcknowledgement, lastAcknowledged].contains(where: { $0.map { icaltime_compare(time, $0) <= 0 } ?? false }) {
+            if !repeats || isSnooze,
+               [ownAcknowledgement, isSnooze ? nil : lastAcknowledged].contains(where: { $0.map { icaltime_compare(time, $0) <= 0 } ?? false }) {
                 acknowledged += 1
                 continue
             }
             plan.alarms.append(alarmKey(alarm, index: index))
             plan.whens.append(try whenText(time, zone: timeZone))
             plan.leads.append(lead)
+            plan.once.append(isSnooze)
         }
-        // Thunderbird's snooze of a one-time item: one more alarm, at that time.
-        if !repeats, let snoozed = xTime(component, "X-MOZ-SNOOZE-TIME") {
-            plan.alarms.append("X-MOZ-SNOOZE-TIME")
-            plan.whens.append(try whenText(snoozed, zone: "UTC"))
-            plan.leads.append(startInstant.map { Double($0 - Int(icaltime_as_timet(snoozed))) })
+        // Thunderbird's snooze: one more alarm, once, at that time (X-MOZ-SNOOZE-TIME-<µs>
+        // names an occurrence of a repeating item). One written beside an RFC 9074 snooze
+        // alarm, as Chime writes both, is that alarm.
+        if !alarms.contains(where: isSnoozeAlarm) {
+            for (name, snoozed) in snoozeTimes(component) where !repeats || name != "X-MOZ-SNOOZE-TIME" {
+                plan.alarms.append(name)
+                plan.whens.append(try whenText(snoozed, zone: "UTC"))
+                plan.leads.append(startInstant.map { Double($0 - Int(icaltime_as_timet(snoozed))) })
+                plan.once.append(true)
+            }
         }
         if !notShown.isEmpty {
             // TRANSLATORS: %1$s lists alarm kinds, such as EMAIL.
@@ -189,6 +198,23 @@ extension ICalendar {
         guard icaltime_is_null_time(time) == 0 else { return nil }
         time.zone = icaltimezone_get_utc_timezone()
         return time
+    }
+
+    /// Whether `alarm` is a snooze of another (RFC 9074 7: `RELATED-TO;RELTYPE=SNOOZE`).
+    private static func isSnoozeAlarm(_ alarm: OpaquePointer) -> Bool {
+        properties(of: alarm, ICAL_RELATEDTO_PROPERTY).contains { parameter("RELTYPE", of: $0)?.uppercased() == "SNOOZE" }
+    }
+
+    /// Thunderbird's snooze times of the item, by property name: `X-MOZ-SNOOZE-TIME`, and
+    /// `X-MOZ-SNOOZE-TIME-<occurrence in µs>` on a repeating one; those still to come only.
+    private static func snoozeTimes(_ component: OpaquePointer) -> [(String, icaltimetype)] {
+        properties(of: component, ICAL_X_PROPERTY).compactMap { property in
+            guard let name = text(icalproperty_get_x_name(property))?.uppercased(), name.hasPrefix("X-MOZ-SNOOZE-TIME") else { return nil }
+            var time = icaltime_from_string(xValue(property))
+            guard icaltime_is_null_time(time) == 0 else { return nil }
+            time.zone = icaltimezone_get_utc_timezone()
+            return (name, time)
+        }
     }
 
     /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID or

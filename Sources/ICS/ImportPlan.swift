@@ -14,6 +14,8 @@ public struct ImportPlan {
     var alarms: [String] = []
     /// How long after each of `whens` the item starts, where that can be told (`leadTime`).
     var leads: [Double?] = []
+    /// Whether each of `whens` rings once though the item repeats (a snooze, RFC 9074 7).
+    var once: [Bool] = []
     /// The component's UID; empty when it has none.
     public internal(set) var uid = ""
     /// Its RECURRENCE-ID as written: an override of one occurrence of the item; empty for the item.
@@ -56,19 +58,22 @@ public struct ImportPlan {
             }
         }
         // Every alarm is read before any is scheduled; one that has passed is over.
-        var upcoming: [(when: String, next: Int64, alarm: String, lead: Double?)] = []
+        var upcoming: [(when: String, next: Int64, alarm: String, lead: Double?, once: Bool)] = []
         for (index, when) in whens.enumerated() {
             // An alarm at the start has nothing to add: the popup rings when it starts.
             let lead = index < leads.count ? leads[index].flatMap { $0 == 0 ? nil : $0 } : nil
-            if let next = try firstFire(when, options, lead) {
-                upcoming.append((when, next, index < alarms.count ? alarms[index] : "", lead))
+            let once = index < self.once.count && self.once[index]
+            let asked = once ? options.filter { $0.0 == "calendar" } : options
+            if let next = try firstFire(when, asked, once ? nil : lead) {
+                upcoming.append((when, next, index < alarms.count ? alarms[index] : "", lead, once))
             }
         }
         guard !upcoming.isEmpty else { throw ImportRefusal.skipped(localized("its time is past")) }
         let scheduling = options.filter { $0.0 != "calendar" }.map { key, text in
             (key, key == "every" ? Value.uint32(UInt32(text) ?? 1) : .string(text))
         }
-        return upcoming.map { ([("when", .string($0.when))] + fields + scheduling + ($0.lead.map { [("leadTime", Value.double($0))] } ?? []),
+        return upcoming.map { ([("when", .string($0.when))] + fields + ($0.once ? [] : scheduling)
+                                + ($0.lead.map { [("leadTime", Value.double($0))] } ?? []),
                                $0.next, $0.alarm) }
     }
 }

@@ -132,6 +132,39 @@ struct ImportPlanTests {
         #expect(refusal?.hasPrefix("DTSTART ") == true && refusal?.hasSuffix(problem) == true, "\(String(describing: refusal))")
     }
 
+    // MARK: - Snoozes (RFC 9074 7, Thunderbird)
+
+    static let snoozed = ["BEGIN:VALARM", "UID:a1", "ACTION:DISPLAY", "TRIGGER:-PT15M", "ACKNOWLEDGED:20300107T164500Z", "END:VALARM",
+                          "BEGIN:VALARM", "UID:s1", "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:20300107T171500Z",
+                          "RELATED-TO;RELTYPE=SNOOZE:a1", "END:VALARM", "X-MOZ-SNOOZE-TIME:20300107T171500Z"]
+
+    /// Chime writes both a snooze alarm and Thunderbird's property: read back, they are one
+    /// alarm, the snooze's; the alarm it snoozed was acknowledged.
+    @Test func aSnoozeAlarmAndThunderbirdsSnoozeTimeAreOneAlarm() throws {
+        let plan = try component(calendar(event("e", "Call", ["DTSTART:20300107T170000Z"] + Self.snoozed)))
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        #expect(asked.map(\.alarm) == ["s1"])
+        #expect(asked.first.map { Dictionary($0.request, uniquingKeysWith: { first, _ in first })["when"] } == .string("2030-01-07T17:15:00+00:00"))
+    }
+
+    /// On a repeating item the snooze rings once; the series goes on, its alarm not over.
+    @Test func aSnoozeOfARepeatingItemRingsOnce() throws {
+        let plan = try daily(["RRULE:FREQ=DAILY"] + Self.snoozed)
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        #expect(asked.map(\.alarm) == ["a1", "s1"])
+        let rules = asked.map { request in request.request.first { $0.0 == "rrule" || $0.0 == "repeat" } != nil }
+        #expect(rules == [true, false])
+    }
+
+    /// Thunderbird snoozes an occurrence of a repeating item with X-MOZ-SNOOZE-TIME-<µs>.
+    @Test func thunderbirdsSnoozeOfAnOccurrenceRingsOnce() throws {
+        let plan = try daily(["RRULE:FREQ=DAILY", "X-MOZ-SNOOZE-TIME-1894035600000000:20300108T171000Z",
+                              "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M", "END:VALARM"])
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        #expect(asked.map(\.alarm) == ["#1", "X-MOZ-SNOOZE-TIME-1894035600000000"])
+        #expect(asked.last?.request.contains { $0.0 == "rrule" || $0.0 == "repeat" } == false)
+    }
+
     @Test func anotherErrorOfFirstFireIsPassedOn() throws {
         struct Broken: Error, Equatable {}
         #expect(throws: Broken()) { try daily().plan.get().requests { _, _, _ in throw Broken() } }

@@ -80,4 +80,11 @@ extension Store {
             return found
         }
     }
+
+    /// Names another alarm of the same item for notification `id`: the alarm got a UID
+    /// when it was snoozed (RFC 9074 7), and is read by it from then on.
+    public func relink(id: String, alarm: String, in transaction: Transaction) throws {
+        try transaction.db.cachedStatement(sql: "UPDATE notification SET linkAlarm = ? WHERE id = ? AND linkUID IS NOT NULL")
+            .execute(arguments: [alarm, id])
+    }
 }

@@ -79,7 +79,13 @@ struct CalendarMerge {
                     try Self.firstFire(when, options, lead: lead, now: instant, zone: zone)
                 }
                 let made = try requests.map { request, _, alarm throws(DBusError) in
-                    var notification = try ScheduledNotification.requested(request.map { (key: $0.0, value: $0.1) }, now: instant, zone: zone)
+                    var entries = request.map { (key: $0.0, value: $0.1) }
+                    // A followed calendar's reminders have Complete and Remind, which write
+                    // back into the item, unless the item names buttons of its own.
+                    if !source.isEmpty, !entries.contains(where: { $0.key == "category" || $0.key == "actions" }) {
+                        entries.append((key: "category", value: .string(Category.reminder.name)))
+                    }
+                    var notification = try ScheduledNotification.requested(entries, now: instant, zone: zone)
                     Self.skip(plan.skipped, of: &notification, now: instant, zone: zone)
                     if !plan.uid.isEmpty {
                         notification.link = CalendarLink(uid: plan.uid, recurrence: plan.recurrenceID, alarm: alarm, source: source)

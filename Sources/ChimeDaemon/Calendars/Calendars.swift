@@ -122,6 +122,49 @@ final class Calendars {
         return counts
     }
 
+    // MARK: - Writing back
+
+    /// What a press on a notification made from a calendar item writes into the item.
+    enum Press {
+        /// Complete: a task completed; an event's alarm acknowledged.
+        case complete
+        /// The popup dismissed: the alarm acknowledged.
+        case acknowledge
+        /// Remind later: the alarm acknowledged, a snooze alarm `snoozeUID` at `until`
+        /// (for a repeating item, of the occurrence starting at `occurrence`).
+        case snooze(until: Date, snoozeUID: String, occurrence: Date?)
+    }
+
+    /// Writes `press` into the file `link` came from, when a followed folder holds it; the
+    /// alarm's key after the write (a snoozed alarm gets a UID when it had none), nil when
+    /// nothing was written. A file that cannot be written is named in chime calendar list;
+    /// what was pressed stays in chimed's store all the same.
+    @discardableResult
+    func write(_ press: Press, for link: CalendarLink, at instant: Date) -> String? {
+        guard let folder = folders.first(where: { $0.calendar.file(ofSource: link.source) != nil }),
+              let name = folder.calendar.file(ofSource: link.source) else { return nil }
+        var alarm = link.alarm
+        do throws(VdirFolder.WriteFailure) {
+            try folder.patch(file: name) { patch throws(CalendarPatch.Failure) in
+                switch press {
+                case .complete:
+                    try patch.complete(uid: link.uid, recurrence: link.recurrence, alarm: link.alarm, at: instant)
+                case .acknowledge:
+                    try patch.acknowledge(uid: link.uid, recurrence: link.recurrence, alarm: link.alarm, at: instant)
+                case .snooze(let until, let snoozeUID, let occurrence):
+                    alarm = try patch.snooze(uid: link.uid, recurrence: link.recurrence, alarm: link.alarm, occurrence: occurrence,
+                                             until: until, snoozeUID: snoozeUID, at: instant)
+                }
+            }
+            context.logger.info("Calendar \(folder.calendar.name): wrote \(press.name) of \(link.uid) into \(name).")
+            return alarm
+        } catch {
+            folder.noteUnwritten(name, error)
+            context.logger.warning("Calendar \(folder.calendar.name): \(name): \(press.name) not written: \(error).")
+            return nil
+        }
+    }
+
     // MARK: - Checks
 
     /// The folder `location` names, absolute and with its links resolved.
@@ -190,4 +233,15 @@ final class Calendars {
 
 private extension Unicode.GeneralCategory {
     var isControl: Bool { self == .control || self == .format || self == .lineSeparator || self == .paragraphSeparator }
+}
+
+extension Calendars.Press {
+    /// For the log.
+    var name: String {
+        switch self {
+        case .complete: "Complete"
+        case .acknowledge: "the acknowledgement"
+        case .snooze: "the snooze"
+        }
+    }
 }

@@ -33,7 +33,7 @@ final class VdirFolder {
     let calendar: CalendarSource
     private(set) var state = State.reading
     /// The files not read, or read in part, each with its sentences.
-    private(set) var problems: [String: [String]] = [:]
+    fileprivate(set) var problems: [String: [String]] = [:]
     /// When it was last read whole.
     private(set) var lastRead: Date?
     /// Called after each batch of files is merged into the schedule (the tests await it).
@@ -126,7 +126,8 @@ final class VdirFolder {
             state = .reading
             names = listed
         } else {
-            names = pending.sorted()
+            // A writer's temporary file (ours among them) is no item.
+            names = pending.filter(Self.isItemName).sorted()
             pending = []
         }
         guard !names.isEmpty else { return finishedReading() }
@@ -279,5 +280,85 @@ final class VdirFolder {
         case .failure(.missing): return .missing
         case .failure(let refusal): return .problem(refusal.description)
         }
+    }
+}
+
+// MARK: - Writing back
+
+extension VdirFolder {
+    /// Why a press was not written into its file: the end of a sentence.
+    struct WriteFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Patches file `name` and writes it back as the vdir format asks: a hidden temporary
+    /// file in the folder, renamed over it. Never over a file that changed since it was
+    /// read: then it is read and patched again, three times at most.
+    func patch(file name: String, _ change: (inout CalendarPatch) throws(CalendarPatch.Failure) -> Void) throws(WriteFailure) {
+        let path = calendar.location + "/" + name
+        for _ in 0..<3 {
+            var before = stat()
+            guard lstat(path, &before) == 0 else { throw WriteFailure(description: "it cannot be read: \(String(cString: strerror(errno)))") }
+            // A link's target may be another file of the folder; replacing the link would part them.
+            guard before.st_mode & S_IFMT == S_IFREG else { throw WriteFailure(description: "it is not a regular file") }
+            let text: String
+            switch BoundedFile.read(path, limit: Limits.calendarFileBytes) {
+            case .success(let bytes): text = String(decoding: bytes, as: UTF8.self)
+            case .failure(let refusal): throw WriteFailure(description: "it \(refusal)")
+            }
+            var patch = CalendarPatch(text)
+            do { try change(&patch) } catch { throw WriteFailure(description: error.description) }
+            let patched = patch.text
+            if patched == text { return }
+            let temporary = calendar.location + "/.\(name).chime-\(getpid()).tmp"
+            try write(patched, to: temporary, mode: before.st_mode & 0o7777)
+            var now = stat()
+            let same = lstat(path, &now) == 0 && now.st_ino == before.st_ino && now.st_size == before.st_size
+                && now.st_mtim.tv_sec == before.st_mtim.tv_sec && now.st_mtim.tv_nsec == before.st_mtim.tv_nsec
+            guard same else {
+                unlink(temporary)
+                continue
+            }
+            guard rename(temporary, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw WriteFailure(description: "it cannot be replaced: \(reason)")
+            }
+            return
+        }
+        throw WriteFailure(description: "it kept changing while Chime wrote it")
+    }
+
+    private func write(_ text: String, to path: String, mode: mode_t) throws(WriteFailure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else {
+            throw WriteFailure(description: errno == EACCES || errno == EROFS ? "the folder is read-only" : "a file beside it cannot be made: \(String(cString: strerror(errno)))")
+        }
+        var bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                unlink(path)
+                throw WriteFailure(description: "it cannot be written: \(reason)")
+            }
+            written += count
+        }
+        // On disk before the rename makes it the file: a crash leaves the old file or the new, whole.
+        guard fsync(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(path)
+            throw WriteFailure(description: "it cannot be written: \(reason)")
+        }
+        close(fd)
+    }
+
+    /// Records that a press on an item of file `name` could not be written into it.
+    func noteUnwritten(_ name: String, _ failure: WriteFailure) {
+        problems[name, default: []].append("\(name): what was pressed was not written: \(failure).")
     }
 }

@@ -11,6 +11,8 @@ final class PressHandler {
     private let schedule: Schedule
     let commits: CommitQueue
     private let commands: CommandRunner
+    /// The calendars followed: what is pressed on a reminder of theirs goes back into its item.
+    private let calendars: Calendars?
     let launcher: AppLauncher
     private let badges: Badges
     private let signals: ServiceSignals
@@ -21,14 +23,18 @@ final class PressHandler {
     /// Presses of buttons with `authenticationRequired` made while the session was locked,
     /// oldest first. Not stored: see ``mayRunNow(_:)``.
     var held: [Press] = []
+    /// Notifications pressed whose popup has not closed yet: their closing is the press's,
+    /// not a dismissal.
+    private var pressedIDs: Set<String> = []
 
-    init(store: Store, schedule: Schedule, commits: CommitQueue, commands: CommandRunner,
+    init(store: Store, schedule: Schedule, commits: CommitQueue, commands: CommandRunner, calendars: Calendars? = nil,
          launcher: AppLauncher, badges: Badges, signals: ServiceSignals, lock: SessionLock? = nil, logger: Logger,
          now: @escaping () -> Date) {
         self.store = store
         self.schedule = schedule
         self.commits = commits
         self.commands = commands
+        self.calendars = calendars
         self.launcher = launcher
         self.badges = badges
         self.signals = signals
@@ -53,6 +59,7 @@ final class PressHandler {
             return
         }
         if options.authenticationRequired, key != Action.defaultKey, !mayRunNow(press) { return }
+        pressedIDs.insert(id)
         logger.info("Action '\(key)' on \(id).")
         signals.actionInvoked(id, key: key, userInfo: alert.userInfo)
         record(HistoryEntry(time: now(), id: id, event: .pressed, title: alert.title, detail: press.button?.label ?? "", action: key))
@@ -86,9 +93,14 @@ final class PressHandler {
     /// A notification left the screen: the history says how (for those of the schedule;
     /// `chime notify` ones and Chime's own notices stay out of it), and the bus hears it.
     func closed(_ closing: Closing) {
+        let wasPressed = pressedIDs.remove(closing.id) != nil
         if closing.kind == .scheduled {
             record(HistoryEntry(time: now(), id: closing.id, event: closing.reason == 1 ? .expired : .closed,
                                 title: closing.alert.title, detail: closing.detail))
+            // Dismissed by the user: the alarm was seen (RFC 9074 6), on every client of its calendar.
+            if closing.reason == 2, !wasPressed, let (_, link) = calendarItem(of: closing.id) {
+                calendars?.write(.acknowledge, for: link, at: now())
+            }
         }
         signals.closed(closing.id, reason: closing.reason)
     }
@@ -101,6 +113,7 @@ final class PressHandler {
             switch result {
             case .success(let ended):
                 self.logger.info("Completed \(id)\(ended.isEmpty ? "" : "; no further occurrences of \(ended.joined(separator: ", "))").")
+                if let (_, link) = self.calendarItem(of: id) { self.calendars?.write(.complete, for: link, at: self.now()) }
                 self.signals.completed(id)
             case .failure(let error):
                 self.logger.error("Cannot complete \(id): \(error)")
@@ -120,9 +133,21 @@ final class PressHandler {
         case .after(let seconds): "Again in \(LateText.describe(seconds))."
         case .at(let text): "Again at \(text)."
         }
-        let copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
+        var copy = ScheduledNotification(id: NotificationID.random(), alert: alert, rule: rule, lateLimit: nil,
                                          created: instant, nextIndex: 0, nextFire: fireDate)
-        schedule.addSnoozed(copy, of: id, event: { copyID in
+        // RFC 9074 7 in the item's calendar: the copy is the snooze alarm written there, and
+        // is read as it when the file is read again.
+        var relinked: String?
+        if let (snoozed, link) = calendarItem(of: id) {
+            let snoozeUID = "chime-snooze-" + NotificationID.random()
+            let occurrence = snoozed.rule.recurrence == nil ? nil
+                : (snoozed.lastFired ?? snoozed.nextFire).map { $0.addingTimeInterval(snoozed.alert.leadTime ?? 0) }
+            if let alarm = calendars?.write(.snooze(until: fireDate, snoozeUID: snoozeUID, occurrence: occurrence), for: link, at: instant) {
+                copy.link = CalendarLink(uid: link.uid, recurrence: link.recurrence, alarm: snoozeUID, source: link.source)
+                if alarm != link.alarm, snoozed.link != nil { relinked = alarm }
+            }
+        }
+        schedule.addSnoozed(copy, of: id, relinked: relinked, event: { copyID in
             HistoryEntry(time: instant, id: id, event: .snoozed, title: alert.title, detail: detail, copy: copyID)
         }, done: { [unowned self] result in
             switch result {
@@ -133,6 +158,18 @@ final class PressHandler {
             }
             done(result)
         })
+    }
+
+    /// The notification `id` and the calendar item it was made from (its own, or its
+    /// lineage's for a snoozed copy); nil for one of Chime's own.
+    private func calendarItem(of id: String) -> (ScheduledNotification, CalendarLink)? {
+        guard calendars != nil, let notification = (try? commits.read({ () throws(StoreError) in try store.notification(id: id) })) ?? nil
+        else { return nil }
+        if let link = notification.link { return (notification, link) }
+        guard let origin = notification.origin,
+              let root = (try? commits.read({ () throws(StoreError) in try store.notification(id: origin) })) ?? nil,
+              let link = root.link else { return nil }
+        return (notification, link)
     }
 
     /// Writes one history event with the next group commit.

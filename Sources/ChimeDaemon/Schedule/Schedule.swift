@@ -169,10 +169,13 @@ final class Schedule {
 
     /// Adds `copy`, a snoozed copy of `id`, to `id`'s lineage, with the history event
     /// `event` makes from the copy's id in the same transaction; `done` hears it as stored.
-    func addSnoozed(_ copy: ScheduledNotification, of id: String, event: @escaping (_ copyID: String) -> HistoryEntry,
+    /// `relinked`, when given, is the key `id`'s calendar alarm has now (``Store/relink(id:alarm:in:)``).
+    func addSnoozed(_ copy: ScheduledNotification, of id: String, relinked: String? = nil,
+                    event: @escaping (_ copyID: String) -> HistoryEntry,
                     done: @escaping (Result<ScheduledNotification, StoreError>) -> Void) {
         var stored = copy
         commits.stage({ [unowned self] db in
+            if let relinked { try self.store.relink(id: id, alarm: relinked, in: db) }
             stored.origin = try self.store.lineageRoot(of: id, in: db)
             try self.insert(&stored, in: db)
             try self.store.record(event(stored.id), in: db)

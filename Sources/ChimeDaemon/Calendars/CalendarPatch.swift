@@ -1,0 +1,277 @@
+import ChimeCore
+import FoundationEssentials
+
+/// An item's iCalendar text with the few properties Chime owns set, and every other byte
+/// as it was: no line is unfolded, reordered or re-encoded, so what other clients wrote
+/// (X- properties, components Chime does not read) survives. Lines added are folded at
+/// 75 octets (RFC 5545 3.1) and end as the file's lines do.
+///
+/// What a press writes, as the clients that share the calendar read it:
+/// - Complete on a task: `STATUS:COMPLETED`, `COMPLETED`, `PERCENT-COMPLETE:100`, and the
+///   item's `LAST-MODIFIED`, `DTSTAMP` and `SEQUENCE` moved on (RFC 5545 3.8.1.11, 3.8.2.1).
+/// - An alarm seen (dismissed, or Complete on an event): `ACKNOWLEDGED` on the alarm
+///   (RFC 9074 6) and Thunderbird's `X-MOZ-LASTACK` on the item.
+/// - Remind later: the alarm acknowledged, and a sibling alarm at the new time, absolute in
+///   UTC, `RELATED-TO;RELTYPE=SNOOZE` naming the alarm (RFC 9074 7), which gets a UID when
+///   it has none; Thunderbird's `X-MOZ-SNOOZE-TIME` (`-<occurrence in µs>` for a repeating item).
+struct CalendarPatch {
+    /// Why the text was not patched.
+    enum Failure: Error, Equatable, CustomStringConvertible {
+        case noItem(uid: String)
+        case noAlarm(String)
+
+        var description: String {
+            switch self {
+            case .noItem(let uid): "it no longer holds the item with UID \(uid)"
+            case .noAlarm(let key): "the item no longer has its alarm \(key)"
+            }
+        }
+    }
+
+    /// One content line: unfolded, and as it was written.
+    private struct Line {
+        var text: String
+        var raw: [Substring]
+
+        init(_ text: String) {
+            self.text = text
+            raw = CalendarPatch.fold(text).map { Substring($0) }
+        }
+
+        init(raw: [Substring]) {
+            self.raw = raw
+            text = raw.enumerated().map { $0.offset == 0 ? String($0.element) : String($0.element.dropFirst()) }.joined()
+        }
+
+        /// The property's name (or BEGIN, END), upper-cased.
+        var name: String { String(text.prefix { $0 != ";" && $0 != ":" }).uppercased() }
+
+        /// The value: what follows the first colon outside a quoted parameter.
+        var value: String {
+            var quoted = false
+            for index in text.indices {
+                if text[index] == "\"" { quoted.toggle() }
+                if text[index] == ":", !quoted { return String(text[text.index(after: index)...]) }
+            }
+            return ""
+        }
+
+        func isBegin(_ component: String) -> Bool { name == "BEGIN" && value.uppercased() == component }
+        func isEnd(_ component: String) -> Bool { name == "END" && value.uppercased() == component }
+    }
+
+    private var lines: [Line] = []
+    private let lineEnd: String
+    private let endsWithLineEnd: Bool
+
+    init(_ text: String) {
+        lineEnd = text.contains("\r\n") ? "\r\n" : text.contains("\r") ? "\r" : "\n"
+        // By byte: "\r\n" is one Character, which neither "\n" nor "\r" is a suffix of.
+        endsWithLineEnd = text.utf8.last == UInt8(ascii: "\n") || text.utf8.last == UInt8(ascii: "\r")
+        var physical: [Substring] = []
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+            if raw.first == " " || raw.first == "\t", !physical.isEmpty {
+                physical.append(raw)
+                continue
+            }
+            if !physical.isEmpty { lines.append(Line(raw: physical)) }
+            physical = [raw]
+        }
+        if !physical.isEmpty, !(physical.count == 1 && physical[0].isEmpty) { lines.append(Line(raw: physical)) }
+    }
+
+    /// The text, patched.
+    var text: String {
+        lines.flatMap(\.raw).joined(separator: lineEnd) + (endsWithLineEnd ? lineEnd : "")
+    }
+
+    // MARK: - What a press writes
+
+    /// Marks task `uid` (occurrence `recurrence`) completed at `instant`; an event has
+    /// nothing to complete, so its alarm `alarm` is acknowledged instead.
+    mutating func complete(uid: String, recurrence: String, alarm: String, at instant: Date) throws(Failure) {
+        let item = try find(uid: uid, recurrence: recurrence)
+        guard lines[item.lowerBound].isBegin("VTODO") else { return try acknowledge(uid: uid, recurrence: recurrence, alarm: alarm, at: instant) }
+        let stamp = Self.utc(instant)
+        var edits: [(String, String?)] = [("STATUS", "STATUS:COMPLETED"), ("COMPLETED", "COMPLETED:" + stamp),
+                                          ("PERCENT-COMPLETE", "PERCENT-COMPLETE:100")]
+        edits += stamps(item, at: instant, sequence: true)
+        set(edits, in: item)
+    }
+
+    /// Acknowledges alarm `alarm` of item `uid` (occurrence `recurrence`) at `instant`; an
+    /// empty `alarm` (an item without alarms, rung at its start) is acknowledged on the item alone.
+    mutating func acknowledge(uid: String, recurrence: String, alarm: String, at instant: Date) throws(Failure) {
+        if !alarm.isEmpty {
+            set([("ACKNOWLEDGED", "ACKNOWLEDGED:" + Self.utc(instant))], in: try alarmRange(alarm, in: try find(uid: uid, recurrence: recurrence)))
+        }
+        let item = try find(uid: uid, recurrence: recurrence)
+        set([("X-MOZ-LASTACK", "X-MOZ-LASTACK:" + Self.utc(instant))] + stamps(item, at: instant, sequence: false), in: item)
+    }
+
+    /// Snoozes alarm `alarm` of item `uid` (occurrence `recurrence`, starting at `occurrence`
+    /// for a repeating item) until `until`: the alarm acknowledged, a snooze alarm with UID
+    /// `snoozeUID` added after it. Returns the UID the snoozed alarm has now (added when it had none).
+    @discardableResult
+    mutating func snooze(uid: String, recurrence: String, alarm: String, occurrence: Date?, until: Date, snoozeUID: String,
+                         at instant: Date) throws(Failure) -> String {
+        var found = try alarmRange(alarm, in: try find(uid: uid, recurrence: recurrence))
+        var alarmUID = ownLines(of: found).first { lines[$0].name == "UID" }.map { lines[$0].value } ?? ""
+        if alarmUID.isEmpty {
+            alarmUID = alarm.hasPrefix("#") ? snoozeUID + "-alarm" : alarm
+            set([("UID", "UID:" + alarmUID)], in: found)
+        }
+        // Each change moves the lines after it: the alarm is found again by its UID.
+        found = try alarmRange(alarmUID, in: try find(uid: uid, recurrence: recurrence))
+        set([("ACKNOWLEDGED", "ACKNOWLEDGED:" + Self.utc(instant))], in: found)
+        found = try alarmRange(alarmUID, in: try find(uid: uid, recurrence: recurrence))
+        let description = ownLines(of: found).first { lines[$0].name == "DESCRIPTION" }.map { lines[$0].text } ?? "DESCRIPTION:Reminder"
+        let snooze = ["BEGIN:VALARM", "UID:" + snoozeUID, "ACTION:DISPLAY", description,
+                      "TRIGGER;VALUE=DATE-TIME:" + Self.utc(until), "RELATED-TO;RELTYPE=SNOOZE:" + alarmUID, "END:VALARM"]
+        lines.insert(contentsOf: snooze.map(Line.init), at: found.upperBound)
+        let item2 = try find(uid: uid, recurrence: recurrence)
+        // Thunderbird names the occurrence of a repeating item by its start in microseconds.
+        let snoozeName = occurrence.map { "X-MOZ-SNOOZE-TIME-\(Int64($0.timeIntervalSince1970) * 1_000_000)" } ?? "X-MOZ-SNOOZE-TIME"
+        set([("X-MOZ-LASTACK", "X-MOZ-LASTACK:" + Self.utc(instant)), (snoozeName, snoozeName + ":" + Self.utc(until))]
+            + stamps(item2, at: instant, sequence: false), in: item2)
+        return alarmUID
+    }
+
+    // MARK: - Finding
+
+    /// The lines of the VEVENT or VTODO with `uid` and `recurrence` (empty: none), BEGIN to END.
+    private func find(uid: String, recurrence: String) throws(Failure) -> Range<Int> {
+        var index = 0
+        while index < lines.count {
+            guard lines[index].isBegin("VEVENT") || lines[index].isBegin("VTODO") else {
+                index += 1
+                continue
+            }
+            let range = component(at: index)
+            let own = ownLines(of: range)
+            let itemUID = own.first { lines[$0].name == "UID" }.map { lines[$0].value } ?? ""
+            let itemRecurrence = own.first { lines[$0].name == "RECURRENCE-ID" }.map { lines[$0].value } ?? ""
+            if itemUID == uid, itemRecurrence == recurrence { return range }
+            index = range.upperBound
+        }
+        throw .noItem(uid: uid)
+    }
+
+    /// The range from the BEGIN at `start` to its END (or the end of the text).
+    private func component(at start: Int) -> Range<Int> {
+        var depth = 0
+        for index in start..<lines.count {
+            if lines[index].name == "BEGIN" { depth += 1 }
+            if lines[index].name == "END" {
+                depth -= 1
+                if depth == 0 { return start..<(index + 1) }
+            }
+        }
+        return start..<lines.count
+    }
+
+    /// The indexes of the lines of `range` that are its own, not its sub-components'.
+    private func ownLines(of range: Range<Int>) -> [Int] {
+        var own: [Int] = []
+        var index = range.lowerBound + 1
+        while index < range.upperBound - 1 {
+            if lines[index].name == "BEGIN" {
+                index = component(at: index).upperBound
+            } else {
+                own.append(index)
+                index += 1
+            }
+        }
+        return own
+    }
+
+    /// The VALARM of `item` that `key` names: its UID (or Apple's or Evolution's), or `#n`, its place from 1.
+    private func alarmRange(_ key: String, in item: Range<Int>) throws(Failure) -> Range<Int> {
+        var index = item.lowerBound + 1
+        var position = 0
+        while index < item.upperBound - 1 {
+            guard lines[index].name == "BEGIN" else {
+                index += 1
+                continue
+            }
+            let range = component(at: index)
+            if lines[index].isBegin("VALARM") {
+                position += 1
+                let own = ownLines(of: range)
+                let uids = ["UID", "X-WR-ALARMUID", "X-EVOLUTION-ALARM-UID"].compactMap { name in
+                    own.first { lines[$0].name == name }.map { lines[$0].value }
+                }
+                if key == "#\(position)" || uids.first(where: { !$0.isEmpty }) == key { return range }
+            }
+            index = range.upperBound
+        }
+        throw .noAlarm(key)
+    }
+
+    // MARK: - Writing
+
+    /// LAST-MODIFIED and DTSTAMP at `instant`, and SEQUENCE one more when `sequence`.
+    private func stamps(_ item: Range<Int>, at instant: Date, sequence: Bool) -> [(String, String?)] {
+        var edits: [(String, String?)] = [("LAST-MODIFIED", "LAST-MODIFIED:" + Self.utc(instant)), ("DTSTAMP", "DTSTAMP:" + Self.utc(instant))]
+        if sequence {
+            let now = ownLines(of: item).first { lines[$0].name == "SEQUENCE" }.flatMap { Int(lines[$0].value) } ?? 0
+            edits.append(("SEQUENCE", "SEQUENCE:\(now + 1)"))
+        }
+        return edits
+    }
+
+    /// Sets each property `name` of the component in `range` to `line`: the first line of
+    /// that name is replaced in place and any other removed; a property it lacks is added
+    /// before its first sub-component (or its END).
+    private mutating func set(_ edits: [(name: String, line: String?)], in range: Range<Int>) {
+        var end = range.upperBound
+        for (name, line) in edits {
+            let own = ownLines(of: range.lowerBound..<end).filter { lines[$0].name == name }
+            for index in own.dropFirst().reversed() {
+                lines.remove(at: index)
+                end -= 1
+            }
+            if let first = own.first {
+                if let line { lines[first] = Line(line) } else {
+                    lines.remove(at: first)
+                    end -= 1
+                }
+            } else if let line {
+                let own = ownLines(of: range.lowerBound..<end)
+                var at = end - 1
+                for index in (range.lowerBound + 1)..<(end - 1) where lines[index].name == "BEGIN" {
+                    at = index
+                    break
+                }
+                if let last = own.last, last + 1 < at, lines[at].name != "BEGIN" { at = last + 1 }
+                lines.insert(Line(line), at: at)
+                end += 1
+            }
+        }
+    }
+
+    /// `20261129T084500Z`.
+    static func utc(_ instant: Date) -> String {
+        LocalDateTime(instant, in: .utc).description.filter { $0.isNumber || $0 == "T" } + "Z"
+    }
+
+    /// A content line folded at 75 octets, never inside a UTF-8 sequence (RFC 5545 3.1).
+    static func fold(_ line: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var octets = 0
+        for character in line {
+            let size = String(character).utf8.count
+            let limit = parts.isEmpty ? 75 : 74
+            if octets + size > limit {
+                parts.append(current)
+                current = ""
+                octets = 0
+            }
+            current.append(character)
+            octets += size
+        }
+        parts.append(current)
+        return parts.enumerated().map { $0.offset == 0 ? $0.element : " " + $0.element }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What is pressed on a reminder from a followed folder goes back into its item, as other
+/// clients read it: Complete on a task, an acknowledgement, a snooze (RFC 9074), written
+/// as a patch of the file's own text.
+@Suite(.timeLimit(.minutes(10)))
+struct CalendarWriteBackTests {
+    static func utc(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    /// A followed folder `name` holding `file` with `text`.
+    func follow(_ session: TestSession, _ name: String, _ file: String, _ text: String) throws -> URL {
+        let folder = session.directory.appendingPathComponent("calendars/\(name)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try text.write(to: folder.appendingPathComponent(file), atomically: true, encoding: .utf8)
+        let add = try session.run(["chime", "calendar", "add", "--vdir", folder.path])
+        guard add.status == 0 else { throw TestFailure.failed("\(add)") }
+        return folder.appendingPathComponent(file)
+    }
+
+    /// Waits until `file` holds `fragment`.
+    func waitForFile(_ file: URL, containing fragment: String, timeout: TimeInterval = 60) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            if text.contains(fragment) { return text }
+            guard Date() < deadline else { throw TestFailure.timeout("'\(fragment)' in \(file.path):\n\(text)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    func onlyID(_ session: TestSession) throws -> String {
+        let list = try session.listedJSON()
+        guard list.count == 1, let id = list[0]["id"] as? String else { throw TestFailure.failed("one reminder, not \(list)") }
+        return id
+    }
+
+    @Test func completeOnATaskWritesItCompletedAndKeepsTheRestOfTheFile() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let task = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//pimutils.org//todoman//EN", "BEGIN:VTODO", "UID:rent@example.org",
+                    "DTSTAMP:20261101T100000Z", "SUMMARY:Pay the rent", "DESCRIPTION:A description long enough to be folded by th",
+                    " e writer that made it.", "X-OTHER-CLIENT;X-P=\"a:b\":kept", "DUE:" + Self.utc(Date().addingTimeInterval(2)),
+                    "STATUS:NEEDS-ACTION", "END:VTODO", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        let file = try follow(session, "tasks", "rent.ics", task)
+        let id = try onlyID(session)
+        let call = try #require(try session.waitForNotifyCalls(1).first)
+        #expect(call.contains("'complete', 'Complete', 'remind', 'Remind in 30 minutes'"), "\(call)")
+
+        #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
+        _ = try monitor.waitForLine(containing: "Completed ('\(id)',)")
+        let text = try waitForFile(file, containing: "STATUS:COMPLETED")
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.contains("PERCENT-COMPLETE:100") && lines.contains("SEQUENCE:1") && !lines.contains("STATUS:NEEDS-ACTION"), "\(text)")
+        #expect(lines.contains { $0.hasPrefix("COMPLETED:") && $0.hasSuffix("Z") }, "\(text)")
+        #expect(text.contains("folded by th\r\n e writer") && text.contains("X-OTHER-CLIENT;X-P=\"a:b\":kept\r\n"), "\(text)")
+        // Read again, the completed task rings nothing and stays completed in Chime.
+        try session.waitForLog("Calendar tasks: read 1 files", times: 2)
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        #expect(try session.run(["chime", "show", id]).stdout.contains("completed:"))
+        #expect(try session.notifyCalls().count == 1)
+    }
+
+    /// Remind in 30 minutes: one snooze on the item (its alarm acknowledged, a sibling alarm
+    /// at the new time), read back as the very copy Chime made, before and after a restart.
+    @Test func remindWritesOneSnoozeThatIsReadBackAsTheSameReminder() throws {
+        let session = try TestSession()
+        let monitor = try SignalMonitor(session: session, startDaemon: true)
+        let start = Date().addingTimeInterval(15 * 60 + 2)
+        let event = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN", "BEGIN:VEVENT",
+                     "UID:call@example.org", "DTSTAMP:20261101T100000Z", "SUMMARY:Call the garage", "DTSTART:" + Self.utc(start),
+                     "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Call", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT",
+                     "END:VCALENDAR", ""].joined(separator: "\r\n")
+        let file = try follow(session, "home", "call.ics", event)
+        let id = try onlyID(session)
+        _ = try session.waitForNotifyCalls(1)
+
+        #expect(try session.run(["chime", "act", id, "remind"]).status == 0)
+        _ = try monitor.waitForLine(containing: "ActionInvoked ('\(id)', 'remind'")
+        let text = try waitForFile(file, containing: "RELATED-TO;RELTYPE=SNOOZE:")
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.filter { $0 == "BEGIN:VALARM" }.count == 2, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("ACKNOWLEDGED:") } && lines.contains { $0.hasPrefix("X-MOZ-SNOOZE-TIME:") }, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("TRIGGER;VALUE=DATE-TIME:") }, "\(text)")
+
+        try session.waitForLog("Calendar home: read 1 files", times: 2)
+        let copy = try onlyID(session)
+        let snoozed = try session.shownJSON(copy)
+        #expect(copy != id && snoozed["origin"] as? String == id, "\(snoozed)")
+        let due = try #require(snoozed["nextFire"] as? Int)
+        #expect(abs(Double(due) - Date().addingTimeInterval(30 * 60).timeIntervalSince1970) < 60, "\(snoozed)")
+
+        // After a restart the folder is read whole again: still the one snooze, nothing rings.
+        try session.stopDaemon()
+        #expect(try session.pingDaemon())
+        try session.waitForLog("Calendar home: watching", times: 2)
+        let listed = try session.listedJSON()
+        #expect(listed.count == 1 && listed.first?["id"] as? String == copy, "\(listed)\n\(session.daemonLog)")
+        #expect(try session.notifyCalls().count == 1)
+    }
+
+    /// A popup dismissed is an alarm seen: acknowledged in the item; one closed by a press is not.
+    @Test func aDismissalAcknowledgesTheAlarm() throws {
+        let session = try TestSession()
+        let start = Date().addingTimeInterval(5 * 60 + 2)
+        let event = ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:standup@example.org", "DTSTAMP:20261101T100000Z",
+                     "SUMMARY:Standup", "DTSTART:" + Self.utc(start), "BEGIN:VALARM", "UID:alarm-1", "ACTION:DISPLAY",
+                     "DESCRIPTION:Standup", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\n")
+        let file = try follow(session, "work", "standup.ics", event)
+        _ = try session.waitForNotifyCalls(1)
+        try session.emitServerSignal("NotificationClosed", signature: "uu", arguments: "[<uint32 1>, <uint32 2>]")
+        let text = try waitForFile(file, containing: "ACKNOWLEDGED:")
+        let alarm = text.components(separatedBy: "BEGIN:VALARM\n").last ?? ""
+        #expect(alarm.hasPrefix("UID:alarm-1\n") && alarm.contains("\nACKNOWLEDGED:"), "\(text)")
+        #expect(text.contains("\nX-MOZ-LASTACK:") && !text.contains("\r"), "\(text)")
+        try session.waitForLog("Calendar work: read 1 files", times: 2)
+        #expect(try session.notifyCalls().count == 1)
+    }
+}
