@@ -67,6 +67,31 @@ struct CalendarWriteBackTests {
         #expect(try session.notifyCalls().count == 1)
     }
 
+    /// An item edited a moment after its alarm rang does not ring again, nor after a restart.
+    @Test func anItemReadAgainRightAfterItRangDoesNotRingAgain() throws {
+        let session = try TestSession()
+        func task(_ summary: String, due: Date) -> String {
+            ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VTODO", "UID:bins@example.org", "DTSTAMP:20261101T100000Z",
+             "SUMMARY:\(summary)", "DUE:" + Self.utc(due), "END:VTODO", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        }
+        let due = Date().addingTimeInterval(2)
+        let file = try follow(session, "chores", "bins.ics", task("Put the bins out", due: due))
+        let id = try onlyID(session)
+        _ = try session.waitForNotifyCalls(1)
+        try task("Put the bins out, both", due: due).write(to: file, atomically: true, encoding: .utf8)
+        // Its one alarm is past: there is nothing to schedule, and what rang stays as it was.
+        try session.waitForLog("Calendar chores: read 1 files: 0 new, 0 updated, 0 removed", times: 1)
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        #expect(try session.shownJSON(id)["state"] as? String == "done")
+        try session.stopDaemon()
+        #expect(try session.pingDaemon())
+        try session.waitForLog("Calendar chores: watching", times: 2)
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        // The new chimed takes over the popup on screen (replaces_id 1); it shows no new one.
+        let shown = try session.notifyCalls().filter { $0.hasPrefix("[<'Chime'>, <uint32 0>") }
+        #expect(shown.count == 1, "\(shown)")
+    }
+
     /// Remind in 30 minutes: one snooze on the item (its alarm acknowledged, a sibling alarm
     /// at the new time), read back as the very copy Chime made, before and after a restart.
     @Test func remindWritesOneSnoozeThatIsReadBackAsTheSameReminder() throws {

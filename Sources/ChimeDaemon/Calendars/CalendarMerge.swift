@@ -291,8 +291,14 @@ struct KnownItems {
 
 extension ScheduledNotification {
     /// Takes over what the notification it updates has lived through: its id, when it was
-    /// made, its firings and the lineage it belongs to.
-    mutating func adopt(_ old: ScheduledNotification) {
+    /// made, its firings and the lineage it belongs to. An occurrence it has already rung
+    /// is not rung again: an item read again a moment after its alarm (edited, or at a
+    /// restart) would otherwise find that alarm still within its minute of grace.
+    mutating func adopt(_ old: ScheduledNotification, systemZone: Zone = .current) {
         (id, created, lastFired, fireCount, origin) = (old.id, old.created, old.lastFired, old.fireCount, old.origin)
+        guard let fired = old.lastFired, let next = nextFire, next <= fired else { return }
+        let after = rule.recurrence == nil ? nil : rule.firstOccurrence(onOrAfter: fired.addingTimeInterval(0.001), systemZone: systemZone)
+        (nextIndex, nextFire) = (after?.index ?? nextIndex, after?.date)
+        state = after == nil ? .done : .scheduled
     }
 }
