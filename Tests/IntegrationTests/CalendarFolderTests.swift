@@ -98,6 +98,8 @@ struct CalendarFolderTests {
         #expect(try titles(session) == ["Standup": id])
         let problems = try #require(try calendars(session).first?["problems"] as? [String])
         #expect(problems.count == 1 && problems[0].hasPrefix("a.ics: VEVENT \"Standup\""), "\(problems)")
+        let doctor = try session.run(["chime", "doctor"])
+        #expect(doctor.stdout.contains("  - Calendar work: " + problems[0]) && doctor.status == 0, "\(doctor)")
 
         // Mended, it is read as it is now.
         try Self.event("a@example.org", "Standup, mended").write(to: folder.appendingPathComponent("a.ics"), atomically: false, encoding: .utf8)
@@ -173,6 +175,9 @@ struct CalendarFolderTests {
         try session.waitForLog("Calendar moving: the folder \(folder.path) is gone; its reminders are kept.")
         #expect(try calendars(session).first?["state"] as? String == "missing")
         #expect(Set(try titles(session).keys) == ["Kept", "Dropped later"])
+        let doctor = try session.run(["chime", "doctor"])
+        #expect(doctor.stdout.contains("  moving: ") && doctor.stdout.contains("its folder is missing, 2 reminders to come, \(folder.path)"), "\(doctor)")
+        #expect(doctor.stdout.contains("Calendar moving: its folder \(folder.path) is gone; its reminders are kept until it is back, or until 'chime calendar remove moving'."), "\(doctor)")
 
         try FileManager.default.moveItem(at: aside, to: folder)
         try session.waitForLog("Calendar moving: read 2 files: 0 new, 2 updated, 0 removed")

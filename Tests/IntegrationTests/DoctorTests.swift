@@ -7,7 +7,7 @@ import TestSupport
 struct DoctorTests {
     /// The keys `chime doctor --json` documents, in order.
     static let topKeys = ["healthy", "exitStatus", "problems", "warnings", "bus", "chimed", "config", "notificationServer", "badges",
-                          "places"]
+                          "places", "calendars"]
     static let chimedKeys = ["running", "activatable", "owner", "pid", "process", "version", "interface", "interfaceMismatch", "store",
                              "scheduled", "pending", "nextFire", "timeZone", "notificationServer", "capabilitiesKnown", "capabilities",
                              "localSound", "lastLocalSound", "backup", "recovery"]

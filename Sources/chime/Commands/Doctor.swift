@@ -10,9 +10,10 @@ struct Doctor: ParsableCommand {
             last backup, schedule and the notification server it follows, and what it \
             recovered if it found its store damaged), the config file it read (its \
             categories, app settings and each error, by file and line), who shows \
-            notifications and what Chime does for each capability that server lacks, and \
-            whether a dock shows badges. Nothing is started: a chimed that is not running \
-            stays so.
+            notifications and what Chime does for each capability that server lacks, \
+            whether a dock shows badges, and each calendar chimed follows (its state, and \
+            a warning for each file it cannot read and each folder that is gone). Nothing \
+            is started: a chimed that is not running stays so.
 
             Healthy means a notification sent now reaches the screen: chimed runs or the \
             bus can start it, and a notification server runs or the bus can start one. \
@@ -31,7 +32,7 @@ struct Doctor: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, config, notificationServer, badges and places.")
+    @Flag(help: "Print JSON with the keys healthy, exitStatus, problems, warnings, bus, chimed, config, notificationServer, badges, places and calendars (each as chime calendar list --json describes it).")
     var json = false
 
     func run() throws {

@@ -17,6 +17,7 @@ extension Diagnosis {
         if let server { tables.append((localized("Notification server"), server.rows)) }
         if let badgeListeners { tables.append((localized("Badges (com.canonical.Unity.LauncherEntry)"), Self.rows(badgeListeners))) }
         if let places { tables.append((localized("Places (system bus)"), places.rows)) }
+        if let calendars { tables.append((localized("Calendars"), Self.rows(calendars))) }
         // One width for all sections, so the values line up down the whole report.
         let width = (tables.flatMap { $0.1.map(\.0.count) }.max() ?? 0) + 2
         var sections = tables.map { Self.section($0.0, $0.1, width: width) }
@@ -194,6 +195,7 @@ extension Diagnosis {
                 ]) })),
             ]) } ?? .null),
             ("places", places?.json ?? .null),
+            ("calendars", calendars.map { .array($0.map(\.json)) } ?? .null),
         ])
     }
 }

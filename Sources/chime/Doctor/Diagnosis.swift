@@ -94,6 +94,8 @@ struct Diagnosis {
     var server: Server?
     var badgeListeners: [BadgeListener]?
     var places: Places?
+    /// The calendars chimed follows; nil while it does not run or does not say.
+    var calendars: [CalendarText]?
     var warnings: [Note] = []
     var problems: [Note] = []
 
@@ -130,6 +132,7 @@ struct Diagnosis {
         diagnosis.checkServer(lookups, activatable: activatable)
         diagnosis.checkBadgeListeners(lookups)
         diagnosis.checkPlaces()
+        diagnosis.checkCalendars(lookups)
         diagnosis.compareDaemonAndServer()
         return diagnosis
     }
