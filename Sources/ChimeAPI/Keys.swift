@@ -125,6 +125,7 @@ public enum StatusKey: String, CaseIterable, Sendable {
     case capabilities, localSound, lastLocalSound, backup, backupTimestamp, recovery
     case locationSource, networkSource
     case config, categories, appSettings, configErrors
+    case calendars, calendarProblems
 
     /// The key's type and meaning, as the contract file says them.
     public var summary: String {
@@ -157,6 +158,8 @@ public enum StatusKey: String, CaseIterable, Sendable {
         case .configErrors: "as: the config's errors, one sentence each naming file and line (empty when there is none): "
             + "each cost what it names (a button, a category, an app's settings); a file that cannot be read at all leaves "
             + "the last good config in force"
+        case .calendars: "u: calendars followed (Calendars describes each)"
+        case .calendarProblems: "u: their files not read or read in part, and their folders that are gone"
         }
     }
 }

@@ -33,6 +33,10 @@ public struct DaemonStatus: Sendable, Equatable {
     public var appSettings: UInt32?
     /// The config's errors, a sentence each naming file and line; empty when there is none.
     public var configErrors: [String]?
+    /// How many calendars chimed follows.
+    public var calendars: UInt32?
+    /// How many of their files it cannot read, and folders that are gone.
+    public var calendarProblems: UInt32?
 
     public init() {}
 
@@ -60,6 +64,8 @@ public struct DaemonStatus: Sendable, Equatable {
         categories = fields[.categories]?.arrayElements?.compactMap(\.stringValue)
         appSettings = fields[.appSettings]?.integerValue.flatMap(UInt32.init(exactly:))
         configErrors = fields[.configErrors]?.arrayElements?.compactMap(\.stringValue)
+        calendars = fields[.calendars]?.integerValue.flatMap(UInt32.init(exactly:))
+        calendarProblems = fields[.calendarProblems]?.integerValue.flatMap(UInt32.init(exactly:))
     }
 
     /// The `a{sv}` of `Status`: each instant as Unix seconds, and as text (`isoText`)
@@ -88,6 +94,8 @@ public struct DaemonStatus: Sendable, Equatable {
             (.categories, categories.map(Value.stringArray)),
             (.appSettings, appSettings.map(Value.uint32)),
             (.configErrors, configErrors.map(Value.stringArray)),
+            (.calendars, calendars.map(Value.uint32)),
+            (.calendarProblems, calendarProblems.map(Value.uint32)),
         ]
         return entries.compactMap { key, value in value.map { (key.rawValue, $0) } }
     }

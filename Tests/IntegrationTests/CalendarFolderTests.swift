@@ -100,6 +100,8 @@ struct CalendarFolderTests {
         #expect(problems.count == 1 && problems[0].hasPrefix("a.ics: VEVENT \"Standup\""), "\(problems)")
         let doctor = try session.run(["chime", "doctor"])
         #expect(doctor.stdout.contains("  - Calendar work: " + problems[0]) && doctor.status == 0, "\(doctor)")
+        let status = try session.callScheduler("Status").stdout
+        #expect(status.contains("'calendars': <uint32 1>") && status.contains("'calendarProblems': <uint32 1>"), "\(status)")
 
         // Mended, it is read as it is now.
         try Self.event("a@example.org", "Standup, mended").write(to: folder.appendingPathComponent("a.ics"), atomically: false, encoding: .utf8)

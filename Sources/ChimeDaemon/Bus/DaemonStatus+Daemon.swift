@@ -5,7 +5,8 @@ import FoundationEssentials
 extension DaemonStatus {
     /// What `Status` tells `chime doctor` about this chimed now; optional parts stay
     /// absent, not empty.
-    init(store: Store, schedule: Schedule, presenter: Presenter, server: NotificationPoster, config: ConfigInForce, zone: Zone) {
+    init(store: Store, schedule: Schedule, presenter: Presenter, server: NotificationPoster, config: ConfigInForce,
+         calendars: Calendars, zone: Zone) {
         self.init()
         let upcoming = schedule.upcoming
         version = chimeVersion
@@ -29,5 +30,7 @@ extension DaemonStatus {
         categories = config.categories.keys.sorted()
         appSettings = UInt32(clamping: config.apps.count)
         configErrors = config.errors
+        self.calendars = UInt32(clamping: calendars.folders.count)
+        calendarProblems = UInt32(clamping: calendars.folders.reduce(0) { $0 + $1.problems.count + ($1.state == .watching || $1.state == .reading ? 0 : 1) })
     }
 }

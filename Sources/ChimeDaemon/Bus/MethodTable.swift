@@ -239,7 +239,7 @@ final class MethodTable {
     private func status(_ call: MethodCall) throws(DBusError) -> [Value] {
         let zone = Zone.current
         let status = DaemonStatus(store: store, schedule: schedule, presenter: presenter, server: server, config: settings.config,
-                                  zone: zone)
+                                  calendars: calendars, zone: zone)
         return [.variantDictionary(status.entries { NotificationEncoding.isoText(Date(seconds: $0), zone: zone) })]
     }
 
