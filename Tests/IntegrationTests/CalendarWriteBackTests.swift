@@ -67,6 +67,28 @@ struct CalendarWriteBackTests {
         #expect(try session.notifyCalls().count == 1)
     }
 
+    /// Complete on a repeating task completes the occurrence that rang, as a RECURRENCE-ID
+    /// override in the file; the series rings on, in Chime and in the calendar.
+    @Test func completeOnARepeatingTaskCompletesTheOccurrenceAndTheSeriesGoesOn() throws {
+        let session = try TestSession()
+        let due = Date().addingTimeInterval(2)
+        let task = ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VTODO", "UID:plants@example.org", "DTSTAMP:20261101T100000Z",
+                    "SUMMARY:Water the plants", "DUE:" + Self.utc(due), "RRULE:FREQ=DAILY", "END:VTODO", "END:VCALENDAR", ""]
+            .joined(separator: "\r\n")
+        let file = try follow(session, "home", "plants.ics", task)
+        let id = try onlyID(session)
+        _ = try session.waitForNotifyCalls(1)
+        #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
+        let text = try waitForFile(file, containing: "RECURRENCE-ID:" + Self.utc(due))
+        #expect(text.hasPrefix(task.replacingOccurrences(of: "END:VCALENDAR\r\n", with: "")), "the series is as it was:\n\(text)")
+        #expect(text.contains("STATUS:COMPLETED\r\n") && text.contains("DUE:" + Self.utc(due) + "\r\nSUMMARY:Water the plants"), "\(text)")
+        try session.waitForLog("Calendar home: read 1 files", times: 2)
+        let series = try session.shownJSON(id)
+        #expect(series["state"] as? String == "scheduled" && series["completed"] == nil, "\(series)")
+        let next = try #require(series["nextFire"] as? Int)
+        #expect(abs(Double(next) - due.addingTimeInterval(86_400).timeIntervalSince1970) < 2, "\(series)")
+    }
+
     /// An item edited a moment after its alarm rang does not ring again, nor after a restart.
     @Test func anItemReadAgainRightAfterItRangDoesNotRingAgain() throws {
         let session = try TestSession()

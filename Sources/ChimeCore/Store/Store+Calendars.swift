@@ -87,4 +87,11 @@ extension Store {
         try transaction.db.cachedStatement(sql: "UPDATE notification SET linkAlarm = ? WHERE id = ? AND linkUID IS NOT NULL")
             .execute(arguments: [alarm, id])
     }
+
+    /// The snoozed copies of `root` still to fire.
+    public func scheduledCopies(of root: String) throws(StoreError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM notification WHERE origin = ? AND state = 'scheduled'", arguments: [root])
+        }
+    }
 }

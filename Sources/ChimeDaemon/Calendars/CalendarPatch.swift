@@ -99,6 +99,41 @@ struct CalendarPatch {
         set(edits, in: item)
     }
 
+    /// Completes one occurrence of repeating task `uid`, the one starting at `occurrence`
+    /// (its wall-clock time on the item's own clock), as a RECURRENCE-ID override (RFC 5545
+    /// 3.8.4.4): an override there is completed, else one is added after the task, with its
+    /// summary and its start or due time. False, and nothing written, for an event.
+    ///
+    /// Clients complete a repeating task in three ways: this override, the task's DUE moved
+    /// on to the next occurrence (tasks.org, Nextcloud Tasks), or the task completed and a
+    /// new one made for the rest. Chime reads all three; it writes the one that keeps the
+    /// series as it is and says which occurrence was done.
+    mutating func completeOccurrence(uid: String, occurrence: LocalDateTime, alarm: String, at instant: Date) throws(Failure) -> Bool {
+        let master = try find(uid: uid, recurrence: "")
+        guard lines[master.lowerBound].isBegin("VTODO") else { return false }
+        let own = ownLines(of: master)
+        guard let anchor = own.first(where: { lines[$0].name == "DUE" }) ?? own.first(where: { lines[$0].name == "DTSTART" }) else {
+            throw .noItem(uid: uid)
+        }
+        let anchorLine = lines[anchor]
+        let digits = occurrence.description.filter { $0.isNumber || $0 == "T" }
+        let value = anchorLine.value.count == 8 ? String(digits.prefix(8)) : digits + (anchorLine.value.hasSuffix("Z") ? "Z" : "")
+        // The anchor's parameters (TZID, VALUE=DATE) say the same of the occurrence.
+        let colon = anchorLine.text.count - anchorLine.value.count - 1
+        let parameters = String(anchorLine.text.prefix(colon).dropFirst(anchorLine.name.count))
+        if (try? find(uid: uid, recurrence: value)) != nil {
+            try complete(uid: uid, recurrence: value, alarm: alarm, at: instant)
+            return true
+        }
+        let stamp = Self.utc(instant)
+        var override = ["BEGIN:VTODO", "UID:" + uid, "RECURRENCE-ID" + parameters + ":" + value, "DTSTAMP:" + stamp,
+                        anchorLine.name + parameters + ":" + value]
+        override += own.filter { ["SUMMARY", "SEQUENCE"].contains(lines[$0].name) }.map { lines[$0].text }
+        override += ["STATUS:COMPLETED", "COMPLETED:" + stamp, "PERCENT-COMPLETE:100", "LAST-MODIFIED:" + stamp, "END:VTODO"]
+        lines.insert(contentsOf: override.map(Line.init), at: master.upperBound)
+        return true
+    }
+
     /// Acknowledges alarm `alarm` of item `uid` (occurrence `recurrence`) at `instant`; an
     /// empty `alarm` (an item without alarms, rung at its start) is acknowledged on the item alone.
     mutating func acknowledge(uid: String, recurrence: String, alarm: String, at instant: Date) throws(Failure) {

@@ -128,11 +128,19 @@ final class Calendars {
     enum Press {
         /// Complete: a task completed; an event's alarm acknowledged.
         case complete
+        /// Complete on one occurrence of a repeating item, starting at that wall-clock
+        /// time on the item's clock: a task's occurrence completed; an event's alarm acknowledged.
+        case completeOccurrence(LocalDateTime)
         /// The popup dismissed: the alarm acknowledged.
         case acknowledge
         /// Remind later: the alarm acknowledged, a snooze alarm `snoozeUID` at `until`
         /// (for a repeating item, of the occurrence starting at `occurrence`).
         case snooze(until: Date, snoozeUID: String, occurrence: Date?)
+    }
+
+    /// Whether a followed folder holds the file `link` came from.
+    func follows(_ link: CalendarLink) -> Bool {
+        folders.contains { $0.calendar.file(ofSource: link.source) != nil }
     }
 
     /// Writes `press` into the file `link` came from, when a followed folder holds it; the
@@ -149,6 +157,10 @@ final class Calendars {
                 switch press {
                 case .complete:
                     try patch.complete(uid: link.uid, recurrence: link.recurrence, alarm: link.alarm, at: instant)
+                case .completeOccurrence(let occurrence):
+                    if try !patch.completeOccurrence(uid: link.uid, occurrence: occurrence, alarm: link.alarm, at: instant) {
+                        try patch.acknowledge(uid: link.uid, recurrence: link.recurrence, alarm: link.alarm, at: instant)
+                    }
                 case .acknowledge:
                     try patch.acknowledge(uid: link.uid, recurrence: link.recurrence, alarm: link.alarm, at: instant)
                 case .snooze(let until, let snoozeUID, let occurrence):
@@ -239,7 +251,7 @@ extension Calendars.Press {
     /// For the log.
     var name: String {
         switch self {
-        case .complete: "Complete"
+        case .complete, .completeOccurrence: "Complete"
         case .acknowledge: "the acknowledgement"
         case .snooze: "the snooze"
         }

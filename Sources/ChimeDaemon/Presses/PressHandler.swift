@@ -81,7 +81,7 @@ final class PressHandler {
             break
         case .complete:
             badges.lower(of: alert)
-            complete(id, title: alert.title)
+            if !completeOccurrence(id, title: alert.title) { complete(id, title: alert.title) }
         case .snooze(let time):
             do { try snooze(id, alert: alert, until: time) } catch { logger.error("Cannot snooze \(id): \(error)") }
         case .command(let argv, let timeout):
@@ -119,6 +119,32 @@ final class PressHandler {
                 self.logger.error("Cannot complete \(id): \(error)")
             }
         }
+    }
+
+    /// Complete on a reminder of a repeating item of a followed calendar: the calendar owns
+    /// the series, so only the occurrence that rang is done (written into the item as the
+    /// calendar says it) and its snoozed copies go; the series rings on. False for any other.
+    private func completeOccurrence(_ id: String, title: String) -> Bool {
+        guard let calendars, let (pressed, link) = calendarItem(of: id), calendars.follows(link) else { return false }
+        let root = pressed.origin.flatMap { origin in (try? commits.read({ () throws(StoreError) in try store.notification(id: origin) })) ?? nil }
+            ?? pressed
+        guard root.rule.recurrence != nil, let rootLink = root.link, let fired = root.lastFired else { return false }
+        let zone = Zone.current
+        var index = (root.rule.firstOccurrence(onOrAfter: fired.addingTimeInterval(0.001), systemZone: zone)?.index ?? root.nextIndex) - 1
+        while index > 0, let local = root.rule.wallClock(ofOccurrence: index, systemZone: zone), root.rule.skipped.contains(local) { index -= 1 }
+        guard index >= 0, let occurrence = root.rule.wallClock(ofOccurrence: index, systemZone: zone) else { return false }
+        calendars.write(.completeOccurrence(occurrence), for: rootLink, at: now())
+        let instant = now()
+        record(HistoryEntry(time: instant, id: root.id, event: .completed, title: title,
+                            detail: "The occurrence of \(occurrence); the series goes on in its calendar."))
+        let copies = ((try? commits.read({ () throws(StoreError) in try store.scheduledCopies(of: root.id) })) ?? []).filter { $0 != root.id }
+        if !copies.isEmpty {
+            schedule.cancel(ids: copies, at: instant, detail: "Its occurrence was completed.") { [logger] result in
+                if case .failure(let error) = result { logger.error("Cannot cancel the snoozed copies of \(root.id): \(error)") }
+            }
+        }
+        logger.info("Completed the occurrence of \(occurrence) of \(root.id); its series goes on.")
+        return true
     }
 
     /// Schedules a one-shot copy for `time`, or throws when that is not ahead; the series

@@ -97,3 +97,36 @@ struct CalendarPatchTests {
         #expect(folded.enumerated().map { $0.offset == 0 ? $0.element : String($0.element.dropFirst()) }.joined() == line)
     }
 }
+
+extension CalendarPatchTests {
+    static let weekly = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VTODO", "UID:w@example.org", "SUMMARY:Water the plants", "SEQUENCE:4",
+        "DUE;TZID=Europe/Berlin:20301202T090000", "RRULE:FREQ=WEEKLY", "BEGIN:VALARM", "TRIGGER:-PT10M", "END:VALARM",
+        "END:VTODO", "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    /// One occurrence of a repeating task completed: an override after the task, in the
+    /// task's own zone; the series itself untouched.
+    @Test func completingAnOccurrenceOfARepeatingTaskWritesItsOverride() throws {
+        var patch = CalendarPatch(Self.weekly)
+        let occurrence = try #require(LocalDateTime(year: 2030, month: 12, day: 9, hour: 9, minute: 0, second: 0))
+        #expect(try patch.completeOccurrence(uid: "w@example.org", occurrence: occurrence, alarm: "#1", at: Self.instant))
+        let after = Self.lines(patch.text)
+        let series = Array(after[..<(after.firstIndex(of: "END:VTODO") ?? 0)])
+        #expect(series == Array(Self.lines(Self.weekly)[..<series.count]), "the series is as it was")
+        let override = Array(after[(series.count + 1)...].prefix { $0 != "END:VCALENDAR" })
+        #expect(override == ["BEGIN:VTODO", "UID:w@example.org", "RECURRENCE-ID;TZID=Europe/Berlin:20301209T090000", "DTSTAMP:" + Self.stamp,
+                             "DUE;TZID=Europe/Berlin:20301209T090000", "SUMMARY:Water the plants", "SEQUENCE:4", "STATUS:COMPLETED",
+                             "COMPLETED:" + Self.stamp, "PERCENT-COMPLETE:100", "LAST-MODIFIED:" + Self.stamp, "END:VTODO"], "\(override)")
+        // The same occurrence again completes the override in place: still one.
+        var again = CalendarPatch(patch.text)
+        #expect(try again.completeOccurrence(uid: "w@example.org", occurrence: occurrence, alarm: "#1", at: Self.instant))
+        #expect(again.text.components(separatedBy: "RECURRENCE-ID").count == 2)
+    }
+
+    @Test func anEventHasNoOccurrenceToComplete() throws {
+        var patch = CalendarPatch(Self.weekly.replacingOccurrences(of: "VTODO", with: "VEVENT").replacingOccurrences(of: "DUE", with: "DTSTART"))
+        let occurrence = try #require(LocalDateTime(year: 2030, month: 12, day: 9, hour: 9, minute: 0, second: 0))
+        #expect(try !patch.completeOccurrence(uid: "w@example.org", occurrence: occurrence, alarm: "#1", at: Self.instant))
+    }
+}
