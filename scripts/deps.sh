@@ -30,10 +30,11 @@ deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev lintian)
 # python3-gi and gir1.2-glib-2.0: the app in front of docs/examples and its test fakes (Gio).
 # python3-convertdate: the independent Hebrew calendar the calendar tests compare with.
 # python3-dateutil: its rrule is the second implementation repeats are checked against (RRuleTests).
+# python3-venv: make test puts python-icalendar, the alarms' oracle, in .build/oracle.
 # dbus-x11: the dbus-launch that libdbus's X11 autolaunch runs, which chime must never start.
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
            desktop-file-utils groff-base locales libglib2.0-data python3-gi gir1.2-glib-2.0
-           python3-convertdate python3-dateutil dbus-x11)
+           python3-convertdate python3-dateutil python3-venv dbus-x11)
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
 # mako runs in a headless sway; GNOME Shell 43's notification name is owned by a gjs

@@ -79,6 +79,12 @@ extension ICalendar {
             }
         }
         let zone = try zoneName(anchor, start)
+        // RFC 5545 3.8.6.3: a trigger counts from DTSTART (RELATED=START) or from a task's DUE
+        // (RELATED=END); a task without DTSTART counts from its DUE either way, as clients mean it.
+        let taskStart = isTask && due != nil ? icalcomponent_get_first_property(component, ICAL_DTSTART_PROPERTY) : nil
+        let alarmStart = taskStart == nil ? start : startOfDay(icalcomponent_get_dtstart(component))
+        var alarmStartZone = zone
+        if let taskStart { alarmStartZone = try zoneName(taskStart, alarmStart) }
         let repeats = icalcomponent_get_first_property(component, ICAL_RRULE_PROPERTY) != nil
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
         if alarms.isEmpty {
@@ -87,9 +93,16 @@ extension ICalendar {
         }
         // The start as an instant, where its time has a zone: an absolute alarm's lead is counted from it.
         let startInstant: Int? = start.zone == nil ? nil : Int(icaltime_as_timet(icaltime_convert_to_zone(start, icaltimezone_get_utc_timezone())))
-        // Thunderbird's acknowledgement of all the item's alarms so far.
+        // Thunderbird's acknowledgement of all the item's alarms so far, and its snooze of a
+        // one-time item, read as python-icalendar's Alarms reads them: an alarm due before
+        // the snooze rings at the snooze instead, and is not over while the snooze is later
+        // than its acknowledgement. RFC 9074's snooze alarms are alarms like the others.
         let lastAcknowledged = xTime(component, "X-MOZ-LASTACK")
+        let snoozedUntil = repeats ? nil : xTime(component, "X-MOZ-SNOOZE-TIME")
         var acknowledged = 0, notShown: [String] = []
+        // One request per instant: several alarms due together (a snooze and the alarm it
+        // snoozed, as Chime writes both) ring once, under the first alarm's own key.
+        var ringing: [(time: icaltimetype, key: String, request: (when: String, lead: Double?, once: Bool))] = []
         for (index, alarm) in alarms.enumerated() {
             // DISPLAY and AUDIO alarms are for the user at the desktop; an EMAIL or PROCEDURE
             // one is for a mail server or a program Chime is not.
@@ -102,36 +115,50 @@ extension ICalendar {
                 throw .refused(localized("a VALARM has no TRIGGER"))
             }
             let trigger = icalproperty_get_trigger(property)
-            let time: icaltimetype, timeZone: String, lead: Double?
+            var time: icaltimetype, timeZone: String, lead: Double?
             if icaltime_is_null_time(trigger.time) == 0 {
                 (time, timeZone) = (trigger.time, "UTC")
                 lead = startInstant.map { Double($0 - Int(icaltime_as_timet(trigger.time))) }
             } else {
                 let related = parameter("RELATED", of: property)?.uppercased() == "END" && icaltime_is_null_time(end) == 0
-                (time, timeZone) = (icaltime_add(related ? end : start, trigger.duration), zone)
+                (time, timeZone) = related ? (icaltime_add(end, trigger.duration), zone) : (icaltime_add(alarmStart, trigger.duration), alarmStartZone)
                 // Both on the item's clock: its length is counted as its wall times are.
-                let length = related ? Int(icaltime_as_timet(end)) - Int(icaltime_as_timet(start)) : 0
+                let length = related ? Int(icaltime_as_timet(end)) - Int(icaltime_as_timet(start))
+                    : Int(icaltime_as_timet(alarmStart)) - Int(icaltime_as_timet(start))
                 lead = Double(-Int(icaldurationtype_as_int(trigger.duration)) - length)
             }
             // RFC 9074 7: a snooze alarm rings once, at its own time, even on a repeating item.
             let isSnooze = isSnoozeAlarm(alarm)
+            var key = alarmKey(alarm, index: index)
+            if let snoozedUntil, icaltime_compare(time, snoozedUntil) < 0 {
+                (time, timeZone, key) = (snoozedUntil, "UTC", "X-MOZ-SNOOZE-TIME")
+                lead = startInstant.map { Double($0 - Int(icaltime_as_timet(snoozedUntil))) }
+            }
             // RFC 9074 4: an alarm acknowledged at or after its time was seen; one-time, it is over.
             let ownAcknowledgement = icalcomponent_get_first_property(alarm, ICAL_ACKNOWLEDGED_PROPERTY).map { icalproperty_get_acknowledged($0) }
-            if !repeats || isSnooze,
-               [ownAcknowledgement, isSnooze ? nil : lastAcknowledged].contains(where: { $0.map { icaltime_compare(time, $0) <= 0 } ?? false }) {
+            let seen = [ownAcknowledgement, lastAcknowledged].compactMap { $0 }.max { icaltime_compare($0, $1) < 0 }
+            if !repeats || isSnooze, let seen, icaltime_compare(time, seen) <= 0,
+               !(snoozedUntil.map { icaltime_compare($0, seen) > 0 } ?? false) {
                 acknowledged += 1
                 continue
             }
-            plan.alarms.append(alarmKey(alarm, index: index))
-            plan.whens.append(try whenText(time, zone: timeZone))
-            plan.leads.append(lead)
-            plan.once.append(isSnooze)
+            let request = (when: try whenText(time, zone: timeZone), lead: lead, once: isSnooze || key == "X-MOZ-SNOOZE-TIME")
+            if let same = ringing.firstIndex(where: { icaltime_compare($0.time, time) == 0 }) {
+                // The snooze stands for the alarms it moved: an alarm of its own at that time names it.
+                if ringing[same].key == "X-MOZ-SNOOZE-TIME", key != "X-MOZ-SNOOZE-TIME" { ringing[same] = (time, key, request) }
+                if !repeats { continue }
+            }
+            ringing.append((time, key, request))
         }
-        // Thunderbird's snooze: one more alarm, once, at that time (X-MOZ-SNOOZE-TIME-<µs>
-        // names an occurrence of a repeating item). One written beside an RFC 9074 snooze
-        // alarm, as Chime writes both, is that alarm.
-        if !alarms.contains(where: isSnoozeAlarm) {
-            for (name, snoozed) in snoozeTimes(component) where !repeats || name != "X-MOZ-SNOOZE-TIME" {
+        for alarm in ringing {
+            plan.alarms.append(alarm.key)
+            plan.whens.append(alarm.request.when)
+            plan.leads.append(alarm.request.lead)
+            plan.once.append(alarm.request.once)
+        }
+        // Thunderbird's snooze of an occurrence of a repeating item (X-MOZ-SNOOZE-TIME-<µs>): once.
+        if repeats, !alarms.contains(where: isSnoozeAlarm) {
+            for (name, snoozed) in snoozeTimes(component) where name != "X-MOZ-SNOOZE-TIME" {
                 plan.alarms.append(name)
                 plan.whens.append(try whenText(snoozed, zone: "UTC"))
                 plan.leads.append(startInstant.map { Double($0 - Int(icaltime_as_timet(snoozed))) })

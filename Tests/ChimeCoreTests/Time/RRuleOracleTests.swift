@@ -1,6 +1,7 @@
 import ChimeCore
 import Foundation
 import Testing
+import TestSupport
 
 /// Repeats checked against a second implementation: python-dateutil's rrule, on Python's
 /// zoneinfo, which reads a skipped wall-clock time with the offset before the jump and a
@@ -196,20 +197,5 @@ struct OracleCase {
         }
         let skipped = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0..<50, using: &random) }
         return OracleCase(zone: zone, start: String(start.description.prefix(16)), rrule: parts.joined(separator: ";"), skipped: skipped)
-    }
-}
-
-/// A small seeded generator, so that a failing draw can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
