@@ -253,4 +253,119 @@ struct CalendarClientTests {
         try folders.waitForTitles(session, ["Barber"])
         try session.waitForLog("Calendar personal: read 1 files: 0 new, 0 updated, 1 removed")
     }
+
+    // MARK: - The set-up the manual shows
+
+    static let setUpPage = "docs/calendars.md"
+    static let setUpHeading = "## Following a calendar folder: vdirsyncer, khal and todoman"
+
+    /// One fenced block of a page: its language, its lines, and the paragraph before it.
+    struct Block {
+        let language: String
+        let lines: [String]
+        let paragraph: String
+    }
+
+    /// The fenced blocks of `page`, or of its section under `heading` only.
+    static func blocks(in page: String, under heading: String? = nil) throws -> [Block] {
+        var lines = try String(contentsOf: packageRoot.appendingPathComponent(page), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let heading {
+            guard let start = lines.firstIndex(of: heading) else { throw TestFailure.failed("\(page) has no '\(heading)'") }
+            lines = Array(lines[(start + 1)...])
+            lines = Array(lines.prefix { !$0.hasPrefix("## ") })
+        }
+        var blocks: [Block] = []
+        // The paragraph being read, and the last one finished: a blank line may stand between
+        // a paragraph and its block.
+        var paragraph: [String] = [], last: [String] = [], block: [String] = [], language: String?
+        for line in lines {
+            if let open = language {
+                if line == "```" {
+                    blocks.append(Block(language: open, lines: block, paragraph: (paragraph.isEmpty ? last : paragraph).joined(separator: " ")))
+                    language = nil
+                    paragraph = []
+                    last = []
+                } else {
+                    block.append(line)
+                }
+            } else if line.hasPrefix("```") {
+                language = String(line.dropFirst(3))
+                block = []
+            } else if line.isEmpty {
+                if !paragraph.isEmpty { last = paragraph }
+                paragraph = []
+            } else {
+                paragraph.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// The commands of `shell` blocks: what needs a calendar server, so ReadmeTests, which
+    /// runs the `sh` blocks, leaves them to this suite.
+    static func shellCommands(in page: String) throws -> [String] {
+        try blocks(in: page).filter { $0.language == "shell" }.flatMap(\.lines).filter { !$0.isEmpty }
+    }
+
+    /// Every command the README and the manual show in a `shell` block is one the set-up
+    /// test runs: the set-up's own, or the README's, which are among them.
+    @Test func everyShellBlockOfTheManualIsRunByTheSetUpTest() throws {
+        let setUp = try Self.blocks(in: Self.setUpPage, under: Self.setUpHeading).filter { $0.language == "shell" }.flatMap(\.lines)
+        #expect(try Self.shellCommands(in: Self.setUpPage) == setUp)
+        for page in try ReadmeTests.pages() where page != Self.setUpPage {
+            for command in try Self.shellCommands(in: page) {
+                #expect(setUp.contains(command), "\(page) shows \(command), which the set-up test does not run")
+            }
+        }
+        #expect(try Self.shellCommands(in: "README.md") == ["chime calendar add --vdir ~/.calendars/personal"])
+    }
+
+    /// The section of docs/calendars.md, pasted by a reader: its config files written where it
+    /// says (the server's address changed for the test's Radicale, whose one user is the
+    /// page's), its commands run in order in a home of the test's, with an event already on
+    /// the server from another device.
+    @Test func theSetUpInTheManualWorksAsWritten() throws {
+        let session = try TestSession()
+        let home = session.directory.appendingPathComponent("home")
+        let blocks = try Self.blocks(in: Self.setUpPage, under: Self.setUpHeading)
+        let vdirsyncer = try #require(blocks.first { $0.paragraph.contains("vdirsyncer/config") }).lines
+        func value(_ key: String) throws -> String {
+            let line = try #require(vdirsyncer.first { $0.hasPrefix(key + " = ") })
+            return String(line.dropFirst(key.count + 3)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        let server = try Radicale(directory: session.directory.appendingPathComponent("radicale"),
+                                  user: try value("username"), password: try value("password"))
+        let collection = "\(server.user)/personal/"
+        #expect(try server.request("MKCALENDAR", collection) == 201)
+        #expect(try server.request("PUT", collection + "lunch.ics", body: CalendarFolderTests.event("lunch@example.org", "Team lunch")) == 201)
+
+        for block in blocks where block.language != "shell" {
+            let path = try #require(block.paragraph.firstMatch(of: /`~\/(\.config\/[^`]+)`/)?.1, "no config file named before \(block.lines)")
+            let file = home.appendingPathComponent(String(path))
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try block.lines.joined(separator: "\n").replacingOccurrences(of: "url = \"\(try value("url"))\"", with: "url = \"\(server.url)\"")
+                .appending("\n").write(to: file, atomically: true, encoding: .utf8)
+        }
+        // The clients look for their configs in ~/.config, as on a reader's machine.
+        let reader = ["XDG_CONFIG_HOME": home.appendingPathComponent(".config").path]
+        var printed: [String: String] = [:]
+        for command in blocks.filter({ $0.language == "shell" }).flatMap(\.lines) {
+            if command == "chime calendar remove personal" {
+                // Before the last command: what the ones before it left.
+                try folders.waitForTitles(session, ["Team lunch", "Dentist", "Pay the rent"])
+            }
+            // vdirsyncer discover asks whether to make each folder; the page says to answer y.
+            printed[command] = try Self.run(["sh", "-c", command], in: session, extra: reader, stdin: "y\n").stdout
+        }
+        let folder = home.appendingPathComponent(".calendars/personal").path
+        #expect(printed["chime calendar add --vdir ~/.calendars/personal"] == "Following personal (\(folder)): 1 reminder to come.\n")
+        #expect(printed["chime calendar list"] == "personal  watching, 1 reminder to come  \(folder)\n")
+        #expect(printed["chime calendar remove personal"]
+                == "No longer following personal; 3 reminders cancelled. Its files are left as they are.\n")
+        // khal's event and todoman's task reached the server with the sync after them.
+        let stored = try FileManager.default.contentsOfDirectory(
+            atPath: session.directory.appendingPathComponent("radicale/storage/collection-root/\(collection)").path)
+        #expect(stored.filter { $0.hasSuffix(".ics") }.count == 3, "\(stored)")
+    }
 }
