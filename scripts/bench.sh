@@ -6,7 +6,8 @@
 # stays small with 100,000 scheduled; a button press takes effect at once; asking the
 # app in front costs a popup about one bus round trip; a region or network crossing
 # reaches the notification server within milliseconds; the first call through D-Bus
-# activation is answered about as fast as a trivial C service's; and make check's
+# activation is answered about as fast as a trivial C service's; a calendar folder of
+# 10,000 items is read and followed (scripts/bench-calendars.sh); and make check's
 # in-process tests, run at every edit, take seconds (timed apart from their build, which
 # make bench does first). Beside the peers are floors: C and Swift programs that do only
 # the same calls, so that what the language's runtime costs is told apart from what
@@ -197,18 +198,6 @@ hyperfine -N --style basic --runs "$runs" --warmup 10 --export-json "$json" \
     -n chime "$chime_cmd" -n notify-send "notify-send Tea Ready" -n swift-floor "$floor_cmd" \
     -n static-floor "$static_floor_cmd"
 
-# Sums over every thread: /proc/PID/status alone counts the main thread only.
-context_switches() {
-    local pid=$1 total=0 key value _
-    while read -r key value _; do
-        case $key in
-            voluntary_ctxt_switches: | nonvoluntary_ctxt_switches:)
-                total=$((total + value)) ;;
-        esac
-    done < <(cat "/proc/$pid"/task/*/status 2>/dev/null)
-    echo "$total"
-}
-
 status_field() {
     local key value _
     while read -r key value _; do
@@ -341,17 +330,13 @@ system_connections=$(chime_system_bus_connections "$chimed_pid") || chime_die "c
 record system_connections "$system_connections"
 
 # The server's replies to the last Notify calls arrive just after the last was
-# sent: let that finish, for at most 5 s, so the count is of idleness only.
-for ((i = 0; i < 10; i++)); do
-    before=$(context_switches "$chimed_pid")
-    sleep 0.5
-    (($(context_switches "$chimed_pid") == before)) && break
-done
+# sent: the count is of idleness only.
+chime_wait_until_still "$chimed_pid"
 echo "Watching the idle chimed (pid $chimed_pid, $idle_count scheduled) for $idle_seconds s…"
-before=$(context_switches "$chimed_pid")
+before=$(chime_context_switches "$chimed_pid")
 sleep "$idle_seconds"
 alive "while idle"
-after=$(context_switches "$chimed_pid")
+after=$(chime_context_switches "$chimed_pid")
 record wakeups "$((after - before))"
 record idle_rss "$(status_field "$chimed_pid" VmRSS)"
 record threads "$(status_field "$chimed_pid" Threads)"
@@ -565,6 +550,12 @@ strip -o "$CHIME_TMP/trivial-service-swift.stripped" "$CHIME_TMP/trivial-service
     strip -o "$CHIME_TMP/store-floor.stripped" "$store_floor" || chime_die "strip failed"
 record floor_size "$(stat -c %s "$CHIME_TMP/trivial-service-swift.stripped") $(stat -c %s "$CHIME_TMP/store-floor.stripped")"
 
+# A calendar folder of 10,000 items followed, on a bus and a chimed of its own; its rows are
+# printed below this run's.
+echo "A calendar folder of 10,000 items…"
+CHIME_BIN_DIR=$bin_dir "$CHIME_ROOT/scripts/bench-calendars.sh" | tee "$CHIME_TMP/calendars.out" ||
+    chime_die "scripts/bench-calendars.sh failed"
+
 echo
 /usr/bin/python3 - "$json" "$results" "$idle_seconds" "$dunst_json" <<'PY'
 import json, sys
@@ -699,3 +690,5 @@ if sizes:
     count, ms = r["scale_cancel"].split()
     print(f"{'CancelAll of ' + count:<32}{int(ms):>11} ms   target <= 2000 ms")
 PY
+echo
+sed '1,/^$/d' "$CHIME_TMP/calendars.out"

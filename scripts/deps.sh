@@ -35,6 +35,11 @@ deb_pkgs=("${build_pkgs[@]}" debhelper dpkg-dev lintian)
 test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst xvfb xdotool x11-utils
            desktop-file-utils groff-base locales libglib2.0-data python3-gi gir1.2-glib-2.0
            python3-convertdate python3-dateutil python3-venv dbus-x11)
+# The calendar clients chimed is tested with (CalendarClientTests): khal and todoman write the
+# vdir folders it follows, vdirsyncer fills one from Radicale, a CalDAV server on 127.0.0.1;
+# curl puts and deletes the server's items as another device would.
+calendar_pkgs=(khal todoman vdirsyncer radicale curl)
+test_pkgs+=("${calendar_pkgs[@]}")
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
 # mako runs in a headless sway; GNOME Shell 43's notification name is owned by a gjs

@@ -143,6 +143,31 @@ _chime_wait_for_name() {
     fi
 }
 
+# Prints how many times process PID has been switched out, voluntarily or not, summed over
+# every thread (/proc/PID/status alone counts the main thread only): each is a wake-up.
+chime_context_switches() {
+    local key value _ total=0
+    while read -r key value _; do
+        case $key in
+            voluntary_ctxt_switches: | nonvoluntary_ctxt_switches:)
+                total=$((total + value)) ;;
+        esac
+    done < <(cat "/proc/$1"/task/*/status 2>/dev/null)
+    echo "$total"
+}
+
+# Waits, for at most 5 s, until process PID has half a second without a wake-up: what the
+# last work set going (a server's replies, log lines, the store's writes) is over before
+# an idle count starts.
+chime_wait_until_still() {
+    local i before
+    for ((i = 0; i < 10; i++)); do
+        before=$(chime_context_switches "$1")
+        sleep 0.5
+        (($(chime_context_switches "$1") == before)) && return
+    done
+}
+
 # Starts python-dbusmock's notification server on the session bus.
 chime_start_mock() {
     # Debian's interpreter: the one python3-dbusmock installs into.

@@ -5,9 +5,10 @@ import Glibc
 ///
 /// Only what finishes a file is reported, not each write: a vdir's writers replace a file by
 /// rename (`IN_MOVED_TO`), others write it in place and close it (`IN_CLOSE_WRITE`). A name
-/// created is reported only when it is a symbolic link, which is never written: a regular
-/// file just created is still being written, and its close comes next. While the folder is
-/// missing, its parent is watched for the name's return.
+/// created is reported too: khal, todoman and vdirsyncer add a new item as a hard link to
+/// their finished temporary file (Python's atomicwrites, link then unlink), whose only event
+/// is `IN_CREATE`; a file created empty and still being written is read again at its close.
+/// While the folder is missing, its parent is watched for the name's return.
 public final class FolderWatcher {
     /// What changed.
     public enum Change: Equatable, Sendable {
@@ -83,8 +84,6 @@ public final class FolderWatcher {
                     folderWatch = -1
                     // It may be back already (a rename over it): then all of it is new.
                     changes.append((try? follow()) == true ? .everything : .gone)
-                } else if event.has(IN_CREATE) {
-                    if isSymbolicLink(event.name) { names.insert(event.name) }
                 } else if !event.name.isEmpty {
                     names.insert(event.name)
                 }
@@ -94,11 +93,6 @@ public final class FolderWatcher {
         }
         if !names.isEmpty { changes.append(.names(names)) }
         return changes.filter { $0 != .names([]) }
-    }
-
-    private func isSymbolicLink(_ entry: String) -> Bool {
-        var info = stat()
-        return lstat(path + "/" + entry, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     deinit {
