@@ -104,8 +104,18 @@ struct CalendarClientTests {
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         try Self.run(["todoman", "new", "--due", formatter.string(from: Date(timeIntervalSinceNow: 8)), "Take the cake out"],
                      in: session, extra: config)
+        try folders.waitForTitles(session, ["Take the cake out"])
+        let cake = try #require(try Self.listed(session, "Take the cake out")?["id"] as? String)
         let calls = try session.waitForNotifyCalls(1)
         #expect(calls.count == 1 && calls[0].contains("<'Take the cake out'>"), "\(calls)")
+
+        // Complete on the popup is written into the task, where todoman reads it as done.
+        #expect(try session.run(["chime", "act", cake, "complete"]).status == 0)
+        try Self.waitUntil("todoman listing the cake as completed") {
+            let listed = try Self.run(["todoman", "--porcelain", "list", "--status", "COMPLETED"], in: session, extra: config).stdout
+            let tasks = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
+            return tasks.contains { $0["summary"] as? String == "Take the cake out" && $0["completed"] as? Bool == true }
+        }
     }
 
     // MARK: - khal
@@ -187,6 +197,14 @@ struct CalendarClientTests {
 
         deinit { process.stop() }
 
+        /// The body of `path`, fetched as the user.
+        func get(_ path: String) throws -> String {
+            let result = try Spawned(["curl", "--silent", "--fail", "--user", "\(user):\(password)", url + path],
+                                     environment: ProcessInfo.processInfo.environment).finish()
+            guard result.status == 0 else { throw TestFailure.failed("curl GET \(path): \(result)") }
+            return result.stdout
+        }
+
         /// Sends one request as the user, as another device would, and answers the HTTP status.
         @discardableResult
         func request(_ method: String, _ path: String, body: String? = nil) throws -> Int {
@@ -252,6 +270,30 @@ struct CalendarClientTests {
         try Self.run(vdirsyncer + ["sync"], in: session)
         try folders.waitForTitles(session, ["Barber"])
         try session.waitForLog("Calendar personal: read 1 files: 0 new, 0 updated, 1 removed")
+
+        // A task due in a few seconds, made on the server: it rings here, and Complete pressed
+        // here reaches the server with the next sync, where every other device reads it.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let task = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//phone//EN", "BEGIN:VTODO", "UID:milk@example.org",
+                    "DTSTAMP:20261101T100000Z", "SUMMARY:Buy milk", "DUE:" + formatter.string(from: Date(timeIntervalSinceNow: 6)),
+                    "STATUS:NEEDS-ACTION", "END:VTODO", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        #expect(try server.request("PUT", "alice/personal/milk.ics", body: task) == 201)
+        try Self.run(vdirsyncer + ["sync"], in: session)
+        try folders.waitForTitles(session, ["Barber", "Buy milk"])
+        let milk = try #require(try Self.listed(session, "Buy milk")?["id"] as? String)
+        let calls = try session.waitForNotifyCalls(1)
+        #expect(calls.first?.contains("<'Buy milk'>") == true, "\(calls)")
+        #expect(try session.run(["chime", "act", milk, "complete"]).status == 0)
+        try Self.waitUntil("the completed task synced back to Radicale") {
+            try Self.run(vdirsyncer + ["sync"], in: session)
+            return try server.get("alice/personal/milk.ics").contains("STATUS:COMPLETED")
+        }
+        let stored = try server.get("alice/personal/milk.ics")
+        #expect(stored.contains("PERCENT-COMPLETE:100") && stored.contains("COMPLETED:"), "\(stored)")
+        #expect(try session.run(["chime", "list"]).stdout.contains("Buy milk") == false)
     }
 
     // MARK: - The set-up the manual shows
