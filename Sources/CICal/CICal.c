@@ -87,6 +87,7 @@ icalproperty *icalproperty_new_description(const char * v) { FORWARD(icalpropert
 icalproperty *icalproperty_new_dtstart(struct icaltimetype v) { FORWARD(icalproperty_new_dtstart); return real(v); }
 icalproperty *icalproperty_new_exdate(struct icaltimetype v) { FORWARD(icalproperty_new_exdate); return real(v); }
 struct icaltimetype icalproperty_get_exdate(const icalproperty *prop) { FORWARD(icalproperty_get_exdate); return real(prop); }
+struct icaldatetimeperiodtype icalproperty_get_rdate(const icalproperty *prop) { FORWARD(icalproperty_get_rdate); return real(prop); }
 struct icaltimetype icalproperty_get_acknowledged(const icalproperty *prop) { FORWARD(icalproperty_get_acknowledged); return real(prop); }
 enum icalproperty_action icalproperty_get_action(const icalproperty *prop) { FORWARD(icalproperty_get_action); return real(prop); }
 struct icaltimetype icalproperty_get_recurrenceid(const icalproperty *prop) { FORWARD(icalproperty_get_recurrenceid); return real(prop); }

@@ -89,7 +89,7 @@ extension ICalendar {
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
         if alarms.isEmpty {
             plan.whens = [try whenText(start, zone: zone)]
-            plan.leads = [0]
+            (plan.leads, plan.alarms, plan.once) = ([0], [""], [false])
         }
         // The start as an instant, where its time has a zone: an absolute alarm's lead is counted from it.
         let startInstant: Int? = start.zone == nil ? nil : Int(icaltime_as_timet(icaltime_convert_to_zone(start, icaltimezone_get_utc_timezone())))
@@ -100,9 +100,11 @@ extension ICalendar {
         let lastAcknowledged = xTime(component, "X-MOZ-LASTACK")
         let snoozedUntil = repeats ? nil : xTime(component, "X-MOZ-SNOOZE-TIME")
         var acknowledged = 0, notShown: [String] = []
+        // The alarms of each RDATE's occurrence (RFC 5545 3.8.5.2), each rung once.
+        var extraOccurrences: [(key: String, when: String, lead: Double?)] = []
         // One request per instant: several alarms due together (a snooze and the alarm it
         // snoozed, as Chime writes both) ring once, under the first alarm's own key.
-        var ringing: [(time: icaltimetype, key: String, request: (when: String, lead: Double?, once: Bool))] = []
+        var ringing: [(time: icaltimetype, zone: String, key: String, request: (when: String, lead: Double?, once: Bool), relative: Bool)] = []
         for (index, alarm) in alarms.enumerated() {
             // DISPLAY and AUDIO alarms are for the user at the desktop; an EMAIL or PROCEDURE
             // one is for a mail server or a program Chime is not.
@@ -145,16 +147,42 @@ extension ICalendar {
             let request = (when: try whenText(time, zone: timeZone), lead: lead, once: isSnooze || key == "X-MOZ-SNOOZE-TIME")
             if let same = ringing.firstIndex(where: { icaltime_compare($0.time, time) == 0 }) {
                 // The snooze stands for the alarms it moved: an alarm of its own at that time names it.
-                if ringing[same].key == "X-MOZ-SNOOZE-TIME", key != "X-MOZ-SNOOZE-TIME" { ringing[same] = (time, key, request) }
+                if ringing[same].key == "X-MOZ-SNOOZE-TIME", key != "X-MOZ-SNOOZE-TIME" { ringing[same] = (time, timeZone, key, request, false) }
                 if !repeats { continue }
             }
-            ringing.append((time, key, request))
+            ringing.append((time, timeZone, key, request, icaltime_is_null_time(trigger.time) != 0 && !request.once))
         }
+        if alarms.isEmpty { ringing.append((start, zone, "", (try whenText(start, zone: zone), 0, false), true)) }
+        // RFC 5545 3.8.5.2: each RDATE is one more occurrence, which an alarm relative to the
+        // item rings ahead of as it does of the first; one an EXDATE names is not one.
+        let excluded = Set(properties(of: component, ICAL_EXDATE_PROPERTY).map(value))
+        for property in properties(of: component, ICAL_RDATE_PROPERTY) where !excluded.contains(value(property)) {
+            let given = icalproperty_get_rdate(property)
+            var occurrence = startOfDay(icaltime_is_null_time(given.time) == 0 ? given.time : given.period.start)
+            if occurrence.zone != nil, let zone = start.zone { occurrence = icaltime_convert_to_zone(occurrence, zone) }
+            // Counted on the wall clock, as the item's zone keeps it: a day later is the same hour.
+            var (from, to) = (start, occurrence)
+            (from.zone, to.zone) = (nil, nil)
+            let shift = icaldurationtype_from_int(Int32(icaltime_as_timet(to) - icaltime_as_timet(from)))
+            for alarm in ringing where alarm.relative {
+                var time = alarm.time
+                time = icaltime_add(time, shift)
+                let when = try whenText(time, zone: alarm.zone)
+                extraOccurrences.append((key: alarm.key + Self.rdateKey + value(property), when: when, lead: alarm.request.lead))
+            }
+        }
+        if alarms.isEmpty { ringing.removeLast() }
         for alarm in ringing {
             plan.alarms.append(alarm.key)
             plan.whens.append(alarm.request.when)
             plan.leads.append(alarm.request.lead)
             plan.once.append(alarm.request.once)
+        }
+        for extra in extraOccurrences {
+            plan.alarms.append(extra.key)
+            plan.whens.append(extra.when)
+            plan.leads.append(extra.lead)
+            plan.once.append(true)
         }
         // Thunderbird's snooze of an occurrence of a repeating item (X-MOZ-SNOOZE-TIME-<µs>): once.
         if repeats, !alarms.contains(where: isSnoozeAlarm) {
@@ -244,6 +272,10 @@ extension ICalendar {
         }
     }
 
+    /// What joins an alarm's key and an RDATE's value in the key of that alarm of that
+    /// occurrence: neither a UID nor a date holds it.
+    static let rdateKey = "|RDATE:"
+
     /// Which alarm of its item `alarm` is: its UID (RFC 9074 4), Apple's X-WR-ALARMUID or
     /// Evolution's X-EVOLUTION-ALARM-UID, or else `#` and its place among the item's alarms from 1.
     private static func alarmKey(_ alarm: OpaquePointer, index: Int) -> String {
@@ -307,9 +339,6 @@ extension ICalendar {
         let rules = properties(of: component, ICAL_RRULE_PROPERTY)
         guard let property = rules.first else { return nil }
         if rules.count > 1 { throw .refused(localized("it has more than one RRULE")) }
-        if icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil {
-            throw .refused(localized("Chime's repeats have no RDATE"))
-        }
         var rule = RepeatRule(text: value(property))
         let recurrence = icalproperty_get_rrule(property)
         let units: [icalrecurrencetype_frequency: String] = [

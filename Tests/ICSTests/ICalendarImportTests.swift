@@ -115,8 +115,6 @@ struct ICalendarImportTests {
          "refused: TZID 'Mars/Olympus_Mons' is no known time zone and the file has no VTIMEZONE for it"),
         (event("a", "Alarm", ["DTSTART:20300101T100000Z", "BEGIN:VALARM", "ACTION:DISPLAY", "END:VALARM"]),
          "refused: a VALARM has no TRIGGER"),
-        (event("r", "Extra", ["DTSTART:20300101T100000Z", "RRULE:FREQ=DAILY", "RDATE:20300105T100000Z"]),
-         "refused: Chime's repeats have no RDATE"),
         (event("two", "Two rules", ["DTSTART:20300101T100000Z", "RRULE:FREQ=DAILY", "RRULE:FREQ=WEEKLY"]),
          "refused: it has more than one RRULE"),
         (event("c", "Cancelled", ["DTSTART:20300101T100000Z", "STATUS:CANCELLED"]), "skipped: it is cancelled or completed"),

@@ -165,6 +165,33 @@ struct ImportPlanTests {
         #expect(asked.last?.request.contains { $0.0 == "rrule" || $0.0 == "repeat" } == false)
     }
 
+    // MARK: - RDATE (RFC 5545 3.8.5.2)
+
+    /// Each RDATE is one more occurrence, rung once, its alarms as far ahead as the first's;
+    /// one an EXDATE names is left out; an absolute alarm rings once, for the item.
+    @Test func eachRDateIsOneMoreOccurrenceWithItsAlarms() throws {
+        let plan = try component(calendar(event("r", "Extra", [
+            "DTSTART;TZID=Europe/Berlin:20300301T100000", "RDATE;TZID=Europe/Berlin:20300401T100000,20300501T100000",
+            "EXDATE;TZID=Europe/Berlin:20300501T100000", "RDATE;VALUE=PERIOD:20300601T080000Z/PT1H",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M", "END:VALARM",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:20300228T090000Z", "END:VALARM",
+        ])))
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        let whens = asked.map { Dictionary($0.request, uniquingKeysWith: { first, _ in first })["when"]?.stringValue ?? "" }
+        // The spring change (31 March) falls between: the wall-clock time stays 09:45 in Berlin.
+        #expect(whens == ["2030-03-01T09:45:00[Europe/Berlin]", "2030-02-28T09:00:00+00:00", "2030-04-01T09:45:00[Europe/Berlin]",
+                          "2030-06-01T09:45:00[Europe/Berlin]"], "\(whens)")
+        #expect(asked.map(\.alarm) == ["#1", "#2", "#1|RDATE:20300401T100000", "#1|RDATE:20300601T080000Z/PT1H"])
+    }
+
+    /// An item without alarms rings at each RDATE's start, as at its own.
+    @Test func anItemWithoutAlarmsRingsAtEachRDate() throws {
+        let plan = try component(calendar(event("r", "Extra", ["DTSTART:20300301T100000Z", "RDATE:20300302T100000Z"])))
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        #expect(asked.map(\.alarm) == ["", "|RDATE:20300302T100000Z"])
+        #expect(asked.last.map { Dictionary($0.request, uniquingKeysWith: { first, _ in first })["when"] } == .string("2030-03-02T10:00:00+00:00"))
+    }
+
     @Test func anotherErrorOfFirstFireIsPassedOn() throws {
         struct Broken: Error, Equatable {}
         #expect(throws: Broken()) { try daily().plan.get().requests { _, _, _ in throw Broken() } }

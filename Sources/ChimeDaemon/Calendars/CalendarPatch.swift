@@ -221,7 +221,9 @@ struct CalendarPatch {
     }
 
     /// The VALARM of `item` that `key` names: its UID (or Apple's or Evolution's), or `#n`, its place from 1.
-    private func alarmRange(_ key: String, in item: Range<Int>) throws(Failure) -> Range<Int> {
+    private func alarmRange(_ given: String, in item: Range<Int>) throws(Failure) -> Range<Int> {
+        // The alarm of an RDATE's occurrence is the item's alarm (ICS's rdateKey joins them).
+        let key = given.components(separatedBy: "|RDATE:")[0]
         var index = item.lowerBound + 1
         var position = 0
         while index < item.upperBound - 1 {

@@ -17,8 +17,8 @@ struct Import: ParsableCommand {
             instant, one with a TZID a wall-clock time in that zone, a floating one follows \
             the system zone. An RRULE of FREQ and INTERVAL becomes --repeat and --every \
             (a monthly or yearly one stays an RRULE, whose months without the day are left \
-            out), any other is read as --rrule reads it; EXDATE skips occurrences; RDATE is \
-            refused. An alarm on a repeating item rings ahead of each occurrence. \
+            out), any other is read as --rrule reads it; EXDATE skips occurrences; each \
+            RDATE adds one, rung once. An alarm on a repeating item rings ahead of each occurrence. \
             X-CHIME-* properties (as chime export writes them) give the fields iCalendar \
             has no property for.
 
