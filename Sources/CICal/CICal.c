@@ -84,6 +84,7 @@ const char *icalproperty_get_x_name(icalproperty *prop) { FORWARD(icalproperty_g
 const char *icalproperty_get_xlicerror(const icalproperty *prop) { FORWARD(icalproperty_get_xlicerror); return real(prop); }
 icalproperty *icalproperty_new_action(enum icalproperty_action v) { FORWARD(icalproperty_new_action); return real(v); }
 icalproperty *icalproperty_new_description(const char * v) { FORWARD(icalproperty_new_description); return real(v); }
+icalproperty *icalproperty_new_uid(const char * v) { FORWARD(icalproperty_new_uid); return real(v); }
 icalproperty *icalproperty_new_dtstart(struct icaltimetype v) { FORWARD(icalproperty_new_dtstart); return real(v); }
 icalproperty *icalproperty_new_exdate(struct icaltimetype v) { FORWARD(icalproperty_new_exdate); return real(v); }
 struct icaltimetype icalproperty_get_exdate(const icalproperty *prop) { FORWARD(icalproperty_get_exdate); return real(prop); }

@@ -39,6 +39,33 @@ public struct CalendarParts {
         for calendar in calendars { cut(calendar, limit: limit) }
     }
 
+    // MARK: - Content lines
+
+    /// The content lines of `text`, their folds undone (RFC 5545 3.1), as a file of any size
+    /// and line end is read here.
+    public static func contentLines(_ text: String) -> [Substring] {
+        unfolded(text).map(\.text)
+    }
+
+    /// A content line folded at 75 octets, never inside a UTF-8 sequence (RFC 5545 3.1):
+    /// the first line, then each further one with the space that marks it.
+    public static func fold(_ line: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var octets = 0
+        for character in line {
+            let size = String(character).utf8.count
+            if octets + size > (parts.isEmpty ? 75 : 74) {
+                parts.append(current)
+                (current, octets) = ("", 0)
+            }
+            current.append(character)
+            octets += size
+        }
+        parts.append(current)
+        return parts.enumerated().map { $0.offset == 0 ? $0.element : " " + $0.element }
+    }
+
     // MARK: - Reading the structure
 
     /// A content line with its folds undone (RFC 5545 3.1), and the file line it starts on.

@@ -15,7 +15,18 @@ extension ICalendar {
         icalcomponent_add_property(calendar, icalproperty_new_version("2.0"))
         icalcomponent_add_property(calendar, icalproperty_new_prodid("-//Chime//chime export//EN"))
         var zones: [String] = [], leftOut: [String] = []
+        // The lines of each place alarm, put in after libical has written the text: it knows
+        // neither PROXIMITY nor VLOCATION (RFC 9074 8), and would write an error or nothing.
+        var placeLines: [[String]] = []
         for fields in notifications {
+            if fields[.region] != nil {
+                do throws(ImportRefusal) {
+                    icalcomponent_add_component(calendar, try placeTask(fields, lines: &placeLines))
+                } catch {
+                    switch error { case .refused(let reason), .skipped(let reason): leftOut.append(reason + ".") }
+                }
+                continue
+            }
             let event: OpaquePointer, zone: String?
             do throws(ImportRefusal) {
                 (event, zone) = try self.event(fields, systemZone: systemZone)
@@ -37,7 +48,69 @@ extension ICalendar {
         }
         guard let text = icalcomponent_as_ical_string_r(calendar) else { return ("", leftOut) }
         defer { Glibc.free(text) }
-        return (String(cString: text), leftOut)
+        var written = String(cString: text)
+        for (index, lines) in placeLines.enumerated() {
+            let folded = lines.flatMap(CalendarParts.fold).joined(separator: "\r\n")
+            written = written.replacing("\(placeMarker):\(index)\r\n", with: folded + "\r\n")
+        }
+        return (written, leftOut)
+    }
+
+    /// A VEVENT or VTODO of one notification: its UID (`ID@chime`), stamp, title and body.
+    private static func item(_ kind: icalcomponent_kind, _ fields: [NotificationKey: Value]) throws(ImportRefusal) -> OpaquePointer {
+        guard let item = icalcomponent_new(kind) else { throw .refused("libical is out of memory") }
+        icalcomponent_set_uid(item, (fields[.id]?.stringValue ?? "") + CalendarText.ownUIDSuffix)
+        icalcomponent_set_dtstamp(item, icaltime_current_time_with_zone(icaltimezone_get_utc_timezone()))
+        icalcomponent_set_summary(item, fields[.title]?.stringValue ?? "")
+        if let body = fields[.body]?.stringValue, !body.isEmpty { icalcomponent_set_description(item, body) }
+        return item
+    }
+
+    /// The property that holds a place alarm's place in the text until its lines go there.
+    private static let placeMarker = "X-CHIME-PLACE-ALARM"
+
+    /// A reminder that fires at a place as a VTODO with no time, and an alarm for each way
+    /// it is crossed (ARRIVE, DEPART), as RFC 9074 8 and Apple Reminders write them.
+    private static func placeTask(_ fields: [NotificationKey: Value], lines: inout [[String]]) throws(ImportRefusal) -> OpaquePointer {
+        let id = fields[.id]?.stringValue ?? ""
+        var region: [String: Value] = [:]
+        for (key, value) in fields[.region]?.stringKeyedEntries ?? [] { region[key] = value.unwrapped }
+        func number(_ key: String) -> Double? {
+            if case .double(let value)? = region[key] { return value }
+            return region[key]?.integerValue.map(Double.init)
+        }
+        guard let latitude = number("latitude"), let longitude = number("longitude"), let radius = number("radius") else {
+            throw .refused(localized("%1$s fires at a place chimed did not describe; not exported", id))
+        }
+        let title = fields[.title]?.stringValue ?? ""
+        let task = try item(ICAL_VTODO_COMPONENT, fields)
+        let identifier = region["identifier"]?.stringValue ?? ""
+        let location = fields[.location]?.stringValue ?? identifier
+        if !location.isEmpty { icalcomponent_set_location(task, location) }
+        let entry = region["notifyOnEntry"]?.boolValue ?? true, exit = region["notifyOnExit"]?.boolValue ?? true
+        for arrive in [true, false] where arrive ? entry || !exit : exit || !entry {
+            let alarm = icalcomponent_new(ICAL_VALARM_COMPONENT)
+            let uid = id + (arrive ? "-arrive" : "-depart") + CalendarText.ownUIDSuffix
+            icalcomponent_add_property(alarm, icalproperty_new_uid(uid))
+            icalcomponent_add_property(alarm, icalproperty_new_action(ICAL_ACTION_DISPLAY))
+            icalcomponent_add_property(alarm, icalproperty_new_description(title))
+            // Long past: a client that knows no place alarm never rings it (Apple writes the same).
+            let sentinel = icalproperty_new_trigger(icaltriggertype(time: icaltime_from_string(placeTrigger), duration: icaldurationtype_null_duration()))
+            icalproperty_set_parameter_from_string(sentinel, "VALUE", "DATE-TIME")
+            icalcomponent_add_property(alarm, sentinel)
+            let marker = icalproperty_new_x("\(lines.count)")
+            icalproperty_set_x_name(marker, placeMarker)
+            icalcomponent_add_property(alarm, marker)
+            lines.append(placeAlarmLines(arrive: arrive, latitude: latitude, longitude: longitude, radius: radius, title: identifier, uid: uid))
+            icalcomponent_add_component(task, alarm)
+        }
+        var extra = chimeProperties(fields)
+        if fields[.regionTriggersOnce]?.boolValue == false, let once = icalproperty_new_x("FALSE") {
+            icalproperty_set_x_name(once, ChimeProperty.name("regionTriggersOnce"))
+            extra.append(once)
+        }
+        for property in extra { icalcomponent_add_property(task, property) }
+        return task
     }
 
     /// One notification as a VEVENT whose DTSTART is its time and whose VALARM fires then;
@@ -45,14 +118,10 @@ extension ICalendar {
     private static func event(_ fields: [NotificationKey: Value], systemZone: String) throws(ImportRefusal) -> (OpaquePointer, String?) {
         let id = fields[.id]?.stringValue ?? ""
         guard let when = fields[.when]?.stringValue, !when.isEmpty, let at = startTime(when) else {
-            throw .refused(localized("%1$s fires at a place, which iCalendar has no property for; not exported", id))
+            throw .refused(localized("%1$s fires on joining or leaving a network, a place iCalendar has no property for (its places are points on a map); not exported", id))
         }
         let title = fields[.title]?.stringValue ?? ""
-        guard let event = icalcomponent_new(ICAL_VEVENT_COMPONENT) else { throw .refused("libical is out of memory") }
-        icalcomponent_set_uid(event, id + CalendarText.ownUIDSuffix)
-        icalcomponent_set_dtstamp(event, icaltime_current_time_with_zone(icaltimezone_get_utc_timezone()))
-        icalcomponent_set_summary(event, title)
-        if let body = fields[.body]?.stringValue, !body.isEmpty { icalcomponent_set_description(event, body) }
+        let event = try item(ICAL_VEVENT_COMPONENT, fields)
         if let location = fields[.location]?.stringValue, !location.isEmpty { icalcomponent_set_location(event, location) }
         // A reminder that rings ahead of what it is about: the event starts then, and its
         // alarm rings as far ahead (imported again, it is the same reminder).

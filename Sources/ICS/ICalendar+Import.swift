@@ -28,7 +28,8 @@ extension ICalendar {
     }
 
     /// What `component` asks Chime to schedule.
-    static func plan(_ component: OpaquePointer, allDay: (hour: Int, minute: Int) = (0, 0)) throws(ImportRefusal) -> ImportPlan {
+    static func plan(_ component: OpaquePointer, allDay: (hour: Int, minute: Int) = (0, 0), places: [PlaceAlarm] = [])
+        throws(ImportRefusal) -> ImportPlan {
         let startOfDay = { (time: icaltimetype) in Self.startOfDay(time, at: allDay) }
         // Google Calendar writes empty DESCRIPTION and LOCATION lines, which libical drops with
         // an error but which lose nothing; and what libical cannot read of a property Chime
@@ -62,8 +63,15 @@ extension ICalendar {
         let isTask = icalcomponent_isa(component) == ICAL_VTODO_COMPONENT
         // A task is due at DUE; one with only a start (tasks.org writes DTSTART alone) at DTSTART.
         let due = isTask ? icalcomponent_get_first_property(component, ICAL_DUE_PROPERTY) : nil
+        // RFC 9074 8: alarms that ring on arriving at or leaving a place, which need no time.
+        let regions = places.filter(\.isRegion)
+        let placeAlarm = { (index: Int) in places.first { $0.position == index + 1 && !$0.proximity.isEmpty } }
         guard let anchor = due ?? icalcomponent_get_first_property(component, ICAL_DTSTART_PROPERTY) else {
-            throw .refused(isTask ? localized("it has no DUE or DTSTART, so no time to remind at") : localized("it has no DTSTART"))
+            guard !regions.isEmpty else {
+                throw .refused(isTask ? localized("it has no DUE or DTSTART, so no time to remind at") : localized("it has no DTSTART"))
+            }
+            plan.region = region(regions)
+            return try described(component, plan)
         }
         // The component's getters, not the property's: they find the VTIMEZONE a TZID names
         // in the calendar (time.zone), which an Outlook zone name is read through.
@@ -106,6 +114,10 @@ extension ICalendar {
         // snoozed, as Chime writes both) ring once, under the first alarm's own key.
         var ringing: [(time: icaltimetype, zone: String, key: String, request: (when: String, lead: Double?, once: Bool), relative: Bool)] = []
         for (index, alarm) in alarms.enumerated() {
+            if let place = placeAlarm(index) {
+                if !place.isRegion { notShown.append("PROXIMITY=" + place.proximity) }
+                continue
+            }
             // DISPLAY and AUDIO alarms are for the user at the desktop; an EMAIL or PROCEDURE
             // one is for a mail server or a program Chime is not.
             let action = icalcomponent_get_first_property(alarm, ICAL_ACTION_PROPERTY).map { icalproperty_get_action($0) }
@@ -193,13 +205,14 @@ extension ICalendar {
                 plan.once.append(true)
             }
         }
+        if !regions.isEmpty { plan.region = region(regions) }
         if !notShown.isEmpty {
             // TRANSLATORS: %1$s lists alarm kinds, such as EMAIL.
             let note = localized("its %1$s alarms are not ones Chime shows", notShown.joined(separator: ", "))
-            guard !plan.whens.isEmpty else { throw .skipped(note) }
+            guard !plan.whens.isEmpty || plan.region != nil else { throw .skipped(note) }
             plan.notes.append(note)
         }
-        if !alarms.isEmpty, plan.whens.isEmpty {
+        if !alarms.isEmpty, plan.whens.isEmpty, plan.region == nil {
             throw .skipped(acknowledged > 0 ? localized("its alarms were acknowledged") : localized("it has no alarm Chime shows"))
         }
         plan.rule = try repeatRule(component, start: start)
@@ -211,12 +224,30 @@ extension ICalendar {
                 plan.skipped.append(try whenText(startOfDay(excluded), zone: excludedZone))
             }
         }
+        return try described(component, plan)
+    }
+
+    /// `plan` with what the item shows: its title, body, location and Chime's own fields.
+    private static func described(_ component: OpaquePointer, _ plan: ImportPlan) throws(ImportRefusal) -> ImportPlan {
+        var plan = plan
         let title = text(icalcomponent_get_summary(component)) ?? ""
         guard !title.isEmpty else { throw .refused(localized("it has no SUMMARY to show as the title")) }
         plan.fields = [("title", .string(title)), ("body", .string(text(icalcomponent_get_description(component)) ?? ""))]
         if let location = text(icalcomponent_get_location(component)), !location.isEmpty { plan.fields.append(("location", .string(location))) }
-        plan.fields += try chimeFields(component)
+        for (key, value) in try chimeFields(component) {
+            // Only a place's reminder has crossings to count.
+            if key == "regionTriggersOnce" { plan.regionTriggersOnce = value.boolValue } else { plan.fields.append((key, value)) }
+        }
         return plan
+    }
+
+    /// The place the item's place alarms name (the first one's), entered or left as they say.
+    private static func region(_ alarms: [PlaceAlarm]) -> ImportPlan.Region {
+        let first = alarms[0]
+        return ImportPlan.Region(latitude: first.latitude ?? 0, longitude: first.longitude ?? 0,
+                                 radius: min(max(first.radius ?? 100, 1), 100_000), identifier: first.title ?? "",
+                                 onEntry: alarms.contains { $0.proximity == "ARRIVE" }, onExit: alarms.contains { $0.proximity == "DEPART" },
+                                 alarm: first.uid.isEmpty ? "#\(first.position)" : first.uid)
     }
 
     /// The properties Chime reads of an item and its alarms: one libical could not read
@@ -380,6 +411,8 @@ extension ICalendar {
             } else if let field = ChimeProperty.numberKeys.first(where: { ChimeProperty.name($0) == name }) {
                 guard let number = Double(content) else { throw .refused(localized("%1$s '%2$s' is not a number", name, content)) }
                 fields.append((field, field == "lateLimit" ? .double(number) : .int64(Int64(number))))
+            } else if name == ChimeProperty.name("regionTriggersOnce") {
+                fields.append(("regionTriggersOnce", .bool(content.uppercased() != "FALSE")))
             } else if name == ChimeProperty.urgency {
                 fields.append(("urgency", .string(content)))
             } else if [ChimeProperty.action, ChimeProperty.actionOption, ChimeProperty.data].contains(name), key == nil {

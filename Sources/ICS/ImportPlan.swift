@@ -28,6 +28,21 @@ public struct ImportPlan {
     /// What was left out of a component that is imported (an EMAIL alarm), each the end of a sentence.
     public internal(set) var notes: [String] = []
     var rule: RepeatRule?
+    /// A place the item's alarms ring at (RFC 9074 8), asked for as a region.
+    struct Region {
+        var latitude: Double
+        var longitude: Double
+        var radius: Double
+        var identifier: String
+        var onEntry: Bool
+        var onExit: Bool
+        /// The first place alarm's key (its UID, or `#` and its place).
+        var alarm: String
+    }
+
+    var region: Region?
+    /// X-CHIME-REGION-TRIGGERS-ONCE, for a place's reminder.
+    var regionTriggersOnce: Bool?
     /// The occurrences EXDATE leaves out, as `when` texts of the same kind as `whens`.
     public internal(set) var skipped: [String] = []
 
@@ -68,13 +83,22 @@ public struct ImportPlan {
                 upcoming.append((when, next, index < alarms.count ? alarms[index] : "", lead, once))
             }
         }
-        guard !upcoming.isEmpty else { throw ImportRefusal.skipped(localized("its time is past")) }
+        guard !upcoming.isEmpty || region != nil else { throw ImportRefusal.skipped(localized("its time is past")) }
         let scheduling = options.filter { $0.0 != "calendar" }.map { key, text in
             (key, key == "every" ? Value.uint32(UInt32(text) ?? 1) : .string(text))
         }
-        return upcoming.map { ([("when", .string($0.when))] + fields + ($0.once ? [] : scheduling)
-                                + ($0.lead.map { [("leadTime", Value.double($0))] } ?? []),
-                               $0.next, $0.alarm) }
+        var asked = upcoming.map { ([("when", .string($0.when))] + fields + ($0.once ? [] : scheduling)
+                                     + ($0.lead.map { [("leadTime", Value.double($0))] } ?? []),
+                                    $0.next, $0.alarm) }
+        if let region {
+            let place: [(String, Value)] = [
+                ("latitude", .double(region.latitude)), ("longitude", .double(region.longitude)), ("radius", .double(region.radius)),
+                ("identifier", .string(region.identifier)), ("notifyOnEntry", .bool(region.onEntry)), ("notifyOnExit", .bool(region.onExit)),
+            ]
+            asked.append(([("region", .variantDictionary(place))] + fields
+                          + (regionTriggersOnce.map { [("regionTriggersOnce", Value.bool($0))] } ?? []), 0, region.alarm))
+        }
+        return asked
     }
 }
 
@@ -159,11 +183,15 @@ public enum CalendarText {
         defer { calendar.free() }
         let components = calendar.reminders
         let lines = fileLines.count == components.count ? fileLines : ICalendar.componentLines(read)
+        // Read from the text: libical keeps no VLOCATION (RFC 9074 8).
+        let places = ICalendar.placeAlarms(in: read)
         return components.enumerated().map { index, component in
             let label = ICalendar.label(component, line: lines.count == components.count ? lines[index] : nil)
             let recurrence = icalcomponent_get_first_property(component, ICAL_RECURRENCEID_PROPERTY).map(ICalendar.value) ?? ""
             return ImportComponent(label: label, uid: ICalendar.text(icalcomponent_get_uid(component)) ?? "", recurrenceID: recurrence,
-                                   plan: Result { () throws(ImportRefusal) in try ICalendar.plan(component, allDay: allDay) })
+                                   plan: Result { () throws(ImportRefusal) in
+                                       try ICalendar.plan(component, allDay: allDay, places: index < places.count ? places[index] : [])
+                                   })
         }
     }
 

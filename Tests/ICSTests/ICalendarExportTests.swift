@@ -94,10 +94,11 @@ struct ICalendarExportTests {
         #expect(event.filter { $0.hasPrefix("EXDATE") } == [exdate])
     }
 
-    @Test func aPlaceHasNoPropertyAndIsLeftOutByName() throws {
+    @Test func aNetworkPlaceHasNoPropertyAndIsLeftOutByName() throws {
         let place: Notification = [("id", .string("milk0001")), ("title", .string("Milk")), ("network", .string("Office Wi-Fi"))]
         let (lines, leftOut) = try exported([place, notification("clock")])
-        #expect(leftOut == ["milk0001 fires at a place, which iCalendar has no property for; not exported."])
+        #expect(leftOut == ["milk0001 fires on joining or leaving a network, a place iCalendar has no property for (its places are "
+                            + "points on a map); not exported."])
         #expect(lines.filter { $0 == "BEGIN:VEVENT" }.count == 1 && lines.contains("UID:clock@chime"))
         #expect(!lines.contains { $0.contains("Milk") })
     }

@@ -192,6 +192,48 @@ struct ImportPlanTests {
         #expect(asked.last.map { Dictionary($0.request, uniquingKeysWith: { first, _ in first })["when"] } == .string("2030-03-02T10:00:00+00:00"))
     }
 
+    // MARK: - Places (RFC 9074 8, Apple Reminders)
+
+    static func region(_ request: [String: Value]) -> [String: Value] {
+        Dictionary(request["region"]?.stringKeyedEntries?.map { ($0.key, $0.value.unwrapped) } ?? [], uniquingKeysWith: { first, _ in first })
+    }
+
+    /// PROXIMITY and a VLOCATION whose URL is a geo URI: a reminder at that place, beside
+    /// the item's time alarm; a CONNECT alarm (a car's Bluetooth) is left out with a note.
+    @Test func aLocationAlarmIsAReminderAtThatPlace() throws {
+        let plan = try component(calendar(event("p", "Pick up the parcel", [
+            "DTSTART:20300301T100000Z",
+            "BEGIN:VALARM", "UID:time", "ACTION:DISPLAY", "TRIGGER:-PT15M", "END:VALARM",
+            "BEGIN:VALARM", "UID:shop", "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z", "PROXIMITY:ARRIVE",
+            "BEGIN:VLOCATION", "UID:loc", "NAME:Post office", "URL:geo:48.2082,16.3738;u=150", "END:VLOCATION", "END:VALARM",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "PROXIMITY:CONNECT", "END:VALARM",
+        ])))
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        #expect(asked.map(\.alarm) == ["time", "shop"])
+        let place = Self.region(Dictionary(asked[1].request, uniquingKeysWith: { first, _ in first }))
+        #expect(place["latitude"] == .double(48.2082) && place["longitude"] == .double(16.3738) && place["radius"] == .double(150))
+        #expect(place["identifier"] == .string("Post office") && place["notifyOnEntry"] == .bool(true) && place["notifyOnExit"] == .bool(false))
+        #expect(!asked[1].request.contains { $0.0 == "when" })
+        #expect(try plan.plan.get().notes == ["its PROXIMITY=CONNECT alarms are not ones Chime shows"])
+    }
+
+    /// Apple Reminders' form: a task with no time, X-APPLE-PROXIMITY and the place in
+    /// X-APPLE-STRUCTURED-LOCATION, its radius in X-APPLE-RADIUS.
+    @Test func appleRemindersLocationReminderIsReadToo() throws {
+        let plan = try component(calendar([
+            "BEGIN:VTODO", "UID:apple-1", "DTSTAMP:20260525T083512Z", "SUMMARY:Water the garden", "STATUS:NEEDS-ACTION",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z",
+            "UID:35D25525", "X-APPLE-PROXIMITY:DEPART",
+            "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-ADDRESS=Main St 1;X-APPLE-RADIUS=70;X-APPLE-REFERENCEFRAME=1;X-TITLE=Home:geo:51.69",
+            " 1450,5.313180", "X-WR-ALARMUID:35D25525", "END:VALARM", "END:VTODO",
+        ]))
+        let asked = try plan.plan.get().requests(firstFire: FirstFire().answer)
+        #expect(asked.map(\.alarm) == ["35D25525"])
+        let place = Self.region(Dictionary(asked[0].request, uniquingKeysWith: { first, _ in first }))
+        #expect(place["latitude"] == .double(51.691450) && place["longitude"] == .double(5.313180) && place["radius"] == .double(70))
+        #expect(place["identifier"] == .string("Home") && place["notifyOnExit"] == .bool(true) && place["notifyOnEntry"] == .bool(false))
+    }
+
     @Test func anotherErrorOfFirstFireIsPassedOn() throws {
         struct Broken: Error, Equatable {}
         #expect(throws: Broken()) { try daily().plan.get().requests { _, _, _ in throw Broken() } }

@@ -418,4 +418,28 @@ struct ICalendarTests {
         #expect(result.stderr.contains(place) && result.stderr.contains("place"), "\(result)")
         #expect(result.stdout.contains("SUMMARY:Stretch") && !result.stdout.contains("Milk"), "\(result)")
     }
+
+    /// A reminder at a place is exported as RFC 9074 and Apple Reminders write one (a task
+    /// whose alarms ring on arriving or leaving), and imports back the same.
+    @Test func aPlaceReminderExportsAsALocationAlarmAndImportsTheSame() throws {
+        let session = try TestSession()
+        let id = try session.add("Buy bread", "--near", "52.52,13.405", "--radius", "250m", "--on-exit", "--every-time")
+        let exported = try session.run(["chime", "export", "--all"])
+        #expect(exported.status == 0 && exported.stderr.isEmpty, "\(exported)")
+        let lines = exported.stdout.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n")
+        for line in ["BEGIN:VTODO", "PROXIMITY:DEPART", "X-APPLE-PROXIMITY:DEPART", "BEGIN:VLOCATION", "URL:geo:52.52,13.405;u=250",
+                     "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-APPLE-RADIUS=250:geo:52.52,13.405", "X-CHIME-REGION-TRIGGERS-ONCE:FALSE"] {
+            #expect(lines.contains(line), "\(line) in \(exported.stdout)")
+        }
+        #expect(!lines.contains("PROXIMITY:ARRIVE"), "\(exported.stdout)")
+        let before = try session.listedJSON()
+        #expect(try session.run(["chime", "cancel", id]).status == 0)
+        let imported = try session.run(["chime", "import", "-"], stdin: exported.stdout)
+        #expect(imported.status == 0, "\(imported)")
+        func comparable(_ list: [[String: Any]]) -> [NSDictionary] {
+            list.map { item in NSDictionary(dictionary: item.filter { !["id", "created", "createdLocal"].contains($0.key) }) }
+        }
+        let after = try session.listedJSON()
+        #expect(comparable(after) == comparable(before), "\(after)\n\(before)")
+    }
 }

@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import FoundationEssentials
 
@@ -35,7 +36,7 @@ struct CalendarPatch {
 
         init(_ text: String) {
             self.text = text
-            raw = CalendarPatch.fold(text).map { Substring($0) }
+            raw = CalendarParts.fold(text).map { Substring($0) }
         }
 
         init(raw: [Substring]) {
@@ -290,25 +291,5 @@ struct CalendarPatch {
     /// `20261129T084500Z`.
     static func utc(_ instant: Date) -> String {
         LocalDateTime(instant, in: .utc).description.filter { $0.isNumber || $0 == "T" } + "Z"
-    }
-
-    /// A content line folded at 75 octets, never inside a UTF-8 sequence (RFC 5545 3.1).
-    static func fold(_ line: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var octets = 0
-        for character in line {
-            let size = String(character).utf8.count
-            let limit = parts.isEmpty ? 75 : 74
-            if octets + size > limit {
-                parts.append(current)
-                current = ""
-                octets = 0
-            }
-            current.append(character)
-            octets += size
-        }
-        parts.append(current)
-        return parts.enumerated().map { $0.offset == 0 ? $0.element : " " + $0.element }
     }
 }

@@ -14,8 +14,10 @@ struct Export: ParsableCommand {
             time, floating otherwise), an RRULE its repeat, and a VALARM that fires at \
             DTSTART. Buttons, sound, badge, user info, category and the other fields \
             iCalendar has no property for are X-CHIME-* properties, so chime import of the \
-            file schedules the same notifications again. Notifications that fire at a place \
-            are left out with a note on stderr (exit status 1).
+            file schedules the same notifications again. One that fires at a place on a map \
+            is a VTODO whose alarms ring on arriving or leaving (RFC 9074 PROXIMITY with a \
+            VLOCATION, and Apple Reminders' X-APPLE-PROXIMITY); one that fires on a network \
+            is left out with a note on stderr (exit status 1).
 
             Examples:
               chime export --all > reminders.ics

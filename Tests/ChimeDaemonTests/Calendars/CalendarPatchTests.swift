@@ -1,3 +1,4 @@
+import ChimeAPI
 import ChimeCore
 import Foundation
 import Testing
@@ -91,7 +92,7 @@ struct CalendarPatchTests {
 
     @Test func linesAddedAreFoldedAt75OctetsWithoutSplittingACharacter() {
         let line = "RELATED-TO;RELTYPE=SNOOZE:" + String(repeating: "ä", count: 100)
-        let folded = CalendarPatch.fold(line)
+        let folded = CalendarParts.fold(line)
         // 26 octets and 24 ä make the first line (74: a 25th would pass 75), 37 ä each fold.
         #expect(folded.map(\.utf8.count) == [74, 75, 75, 5], "\(folded)")
         #expect(folded.enumerated().map { $0.offset == 0 ? $0.element : String($0.element.dropFirst()) }.joined() == line)
