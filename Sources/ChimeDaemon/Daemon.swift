@@ -104,6 +104,7 @@ public final class Daemon {
             signalWatcher = try SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
                 if signal == SIGHUP {
                     self.loadConfig()
+                    self.parts?.calendars.configChanged()
                 } else {
                     self.logger.info("Signal \(signal): exiting.")
                     self.loop.stop()

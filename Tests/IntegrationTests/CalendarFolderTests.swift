@@ -165,6 +165,34 @@ struct CalendarFolderTests {
         #expect(Array(try titles(session).keys) == ["A"])
     }
 
+    /// A `[Calendar NAME]` group of the config is followed as `chime calendar add` follows a
+    /// folder; the config, not the command, removes it; a group broken by an edit keeps its
+    /// calendar as it was.
+    @Test func aCalendarTheConfigNamesIsFollowedUntilTheConfigNoLongerNamesIt() throws {
+        let session = try TestSession()
+        let folder = try folder(session, "work", ["standup.ics": Self.event("standup@example.org", "Standup")])
+        try session.writeConfig("[Calendar work]\nFolder=\(folder.path)\n")
+        #expect(try session.pingDaemon())
+        try session.waitForLog("Calendar work: watching")
+        #expect(Array(try titles(session).keys) == ["Standup"])
+        let remove = try session.run(["chime", "calendar", "remove", "work"])
+        #expect(remove.status == 1 && remove.stderr.contains("is named in the config file") && remove.stderr.contains("[Calendar work]"), "\(remove)")
+
+        // A typo in the group: the calendar goes on, and the error is named.
+        try session.writeConfig("[Calendar work]\nFolder=calendars/work\n")
+        kill(try session.daemonPID(), SIGHUP)
+        try session.waitForLog("Folder is 'calendars/work': write an absolute path, or one under ~/.")
+        #expect(Array(try titles(session).keys) == ["Standup"])
+        #expect(try calendars(session).first?["state"] as? String == "watching")
+
+        // The group gone: no longer followed, its reminders with it.
+        try session.writeConfig("")
+        kill(try session.daemonPID(), SIGHUP)
+        try session.waitForLog("No longer following calendar work: the config no longer names it.")
+        try waitForTitles(session, [])
+        #expect(try calendars(session).isEmpty)
+    }
+
     /// A folder that goes (an unmounted disk, a sync tool's rename) keeps its reminders until
     /// it is back; what changed while chimed was not running is read at its start.
     @Test func aFolderThatGoesKeepsItsRemindersAndChangesWhileStoppedAreRead() throws {

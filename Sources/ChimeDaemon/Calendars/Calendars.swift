@@ -22,6 +22,8 @@ final class Calendars {
 
     private let context: Context
     private(set) var folders: [VdirFolder] = []
+    /// The names of the calendars the config names (`[Calendar NAME]`), followed while it does.
+    private(set) var configured: Set<String> = []
     /// Called after each batch of files a folder reads is merged (the tests await it).
     var onRead: (() -> Void)? {
         didSet { for folder in folders { folder.onRead = onRead } }
@@ -31,7 +33,8 @@ final class Calendars {
         self.context = context
     }
 
-    /// Follows the calendars stored, once chimed has answered its first calls.
+    /// Follows the calendars stored and those the config names, once chimed has answered
+    /// its first calls.
     func start() {
         do {
             // One added before this (by the call that started chimed) is followed already.
@@ -41,6 +44,56 @@ final class Calendars {
         } catch {
             context.logger.error("The calendars followed cannot be read: \(error).")
         }
+        configChanged()
+    }
+
+    /// Follows what the config names now (at start and on SIGHUP): a calendar new to it is
+    /// read, one moved to another folder is read there, and one no longer named stops being
+    /// followed and its reminders go, as `chime calendar remove` does. One whose group has
+    /// an error goes on as it was: a half-saved edit costs no reminder.
+    func configChanged() {
+        let wanted = context.settings.config.calendars, broken = context.settings.config.brokenCalendars
+        for name in configured.sorted() where wanted[name] == nil && !broken.contains(name) {
+            unfollowConfigured(name)
+        }
+        for (name, entry) in wanted.sorted(by: { $0.key < $1.key }) {
+            if let followed = folders.first(where: { $0.calendar.name == name }) {
+                guard configured.contains(name) else {
+                    context.logger.warning("The config's [Calendar \(name)] is not followed: chime calendar add follows a calendar of that name already.")
+                    continue
+                }
+                if followed.calendar.location == Self.resolved(entry.folder) { continue }
+                unfollowConfigured(name)
+            }
+            if let same = folders.first(where: { $0.calendar.location == Self.resolved(entry.folder) }) {
+                context.logger.warning("The config's [Calendar \(name)] is not followed: its folder is followed already, as \(same.calendar.name).")
+                continue
+            }
+            configured.insert(name)
+            follow(CalendarSource(name: name, kind: .vdir, location: Self.resolved(entry.folder), added: context.now()))
+            context.logger.info("Following calendar \(name) of the config: \(entry.folder).")
+        }
+    }
+
+    /// Stops following the config's calendar `name` and cancels what its files made.
+    private func unfollowConfigured(_ name: String) {
+        guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else { return }
+        let folder = folders.remove(at: index)
+        folder.stop()
+        configured.remove(name)
+        let ids = ((try? context.commits.read { () throws(StoreError) in try context.store.linkedIDs(inFolder: folder.calendar.location) })?
+            .values.flatMap { $0 }) ?? []
+        context.schedule.cancel(ids: ids, at: context.now(), detail: "Its calendar \(name) left the config.") { [logger = context.logger] result in
+            if case .failure(let error) = result { logger.error("Cannot cancel the reminders of calendar \(name): \(error)") }
+        }
+        context.logger.info("No longer following calendar \(name): the config no longer names it.")
+    }
+
+    /// `path` with its links resolved, as a folder is stored; as it is while it does not exist.
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     private func follow(_ calendar: CalendarSource) {
@@ -84,6 +137,16 @@ final class Calendars {
     /// Stops following calendar `name` and cancels the reminders its files made; `done`
     /// hears how many. NotFound when no calendar has that name.
     func remove(name: String, done: @escaping (Result<Int, DBusError>) -> Void) throws(DBusError) {
+        if configured.contains(name) {
+            let line = context.settings.config.calendars[name]?.line.map { ", line \($0)" } ?? ""
+            throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' is named in the config file (\(context.settings.config.path)\(line)): "
+                + "remove its [Calendar \(name)] group there, then reload chimed (systemctl --user reload chimed.service).")
+        }
+        if configured.contains(name) {
+            let line = context.settings.config.calendars[name]?.line.map { ", line \($0)" } ?? ""
+            throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' is named in the config file (\(context.settings.config.path)\(line)): "
+                + "remove its [Calendar \(name)] group there, then reload chimed (systemctl --user reload chimed.service).")
+        }
         guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else {
             let names = folders.map(\.calendar.name)
             throw DBusError(name: ChimeError.notFound, message: "No calendar is named '\(name)'"

@@ -69,6 +69,19 @@ struct Config: Equatable, Sendable {
     /// When an all-day calendar item's day starts for its alarms (`[Calendars] AllDayTime=`):
     /// midnight as RFC 5545 and Thunderbird count, unless the user says otherwise.
     var allDayTime = TimeOfDay.midnight
+    /// The calendar folders the file names (`[Calendar NAME]` with `Folder=`), by name, with
+    /// the line of their group: followed as those `chime calendar add` adds are.
+    var calendars: [String: ConfiguredCalendar] = [:]
+    /// The `[Calendar NAME]` groups left out for an error: a calendar followed under that
+    /// name goes on as it was until the group is mended.
+    var brokenCalendars: Set<String> = []
+
+    /// A calendar folder the config names.
+    struct ConfiguredCalendar: Equatable, Sendable {
+        /// Absolute (`~/` is the home folder).
+        var folder: String
+        var line: Int?
+    }
 
     /// A time of day, to the minute.
     struct TimeOfDay: Equatable, Sendable {

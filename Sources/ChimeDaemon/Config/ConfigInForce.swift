@@ -24,6 +24,8 @@ struct ConfigInForce {
 
     /// When an all-day calendar item's day starts for its alarms (`[Calendars]`).
     var allDayTime: Config.TimeOfDay { config?.allDayTime ?? .midnight }
+    var calendars: [String: Config.ConfiguredCalendar] { config?.calendars ?? [:] }
+    var brokenCalendars: Set<String> { config?.brokenCalendars ?? [] }
 
     /// The file's errors now, a sentence each with file and line: the one that kept it
     /// from being read, or those of the groups it was read without.

@@ -27,6 +27,7 @@ struct ConfigReader {
         case action(String)
         case app(String)
         case calendars
+        case calendar(String)
     }
 
     /// The config the file defines, with each of its errors in the order of the file.
@@ -37,6 +38,7 @@ struct ConfigReader {
         var definedActions: [String: String] = [:]
         var apps: [String: AppSettings] = [:]
         var allDay = Config.TimeOfDay.midnight
+        var calendars: [String: Config.ConfiguredCalendar] = [:], brokenCalendars: Set<String> = []
         for group in file.groups {
             switch classify(group) {
             case .category(let name)?:
@@ -52,6 +54,12 @@ struct ConfigReader {
                 if let settings = app(id, group: group) { apps[Self.appID(id)] = settings }
             case .calendars?:
                 if let time = allDayTime(group: group) { allDay = time }
+            case .calendar(let name)?:
+                if let folder = calendarFolder(group: group) {
+                    calendars[name] = Config.ConfiguredCalendar(folder: folder, line: lines.line(of: group))
+                } else {
+                    brokenCalendars.insert(name)
+                }
             case nil:
                 break
             }
@@ -59,6 +67,7 @@ struct ConfigReader {
         var config = Config()
         config.apps = apps
         config.allDayTime = allDay
+        (config.calendars, config.brokenCalendars) = (calendars, brokenCalendars)
         for (group, name) in categoryGroups {
             let before = errors.count
             if let read = category(name, group: group, actions: actions, defined: definedActions),
@@ -76,7 +85,7 @@ struct ConfigReader {
 
     private mutating func classify(_ group: String) -> Group? {
         if group == "Calendars" { return .calendars }
-        for (prefix, make) in [("Category", Group.category), ("Action", Group.action), ("App", Group.app)] {
+        for (prefix, make) in [("Category", Group.category), ("Action", Group.action), ("App", Group.app), ("Calendar", Group.calendar)] {
             guard group == prefix || group.hasPrefix(prefix + " ") else { continue }
             let name = group.dropFirst(prefix.count).trimmingSpaces
             guard !name.isEmpty else {
@@ -85,7 +94,7 @@ struct ConfigReader {
             }
             return make(name)
         }
-        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME], [Action KEY], [App DESKTOP-ID] or [Calendars].")
+        fail(group, nil, "Chime knows no group [\(group)]: use [Category NAME], [Action KEY], [App DESKTOP-ID], [Calendar NAME] or [Calendars].")
         return nil
     }
 
@@ -187,6 +196,22 @@ struct ConfigReader {
             return nil
         }
         return Config.TimeOfDay(hour: hour, minute: minute)
+    }
+
+    /// The folder of `[Calendar NAME]`: `Folder=`, absolute or under `~/`.
+    private mutating func calendarFolder(group: String) -> String? {
+        guard checkKeys(group, allowed: ["Folder"]), let text = string(group, "Folder") else { return nil }
+        guard let text, !text.trimmingSpaces.isEmpty else {
+            fail(group, nil, "Folder is missing: [\(group)] names the vdir folder to follow, as Folder=~/.calendars/NAME.")
+            return nil
+        }
+        let path = text.trimmingSpaces
+        if path == "~" || path.hasPrefix("~/") { return UserFolders.homeDirectory + path.dropFirst() }
+        guard path.hasPrefix("/") else {
+            fail(group, "Folder", "Folder is '\(path)': write an absolute path, or one under ~/.")
+            return nil
+        }
+        return path
     }
 
     // MARK: Values
