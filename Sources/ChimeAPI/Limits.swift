@@ -32,4 +32,6 @@ public enum Limits {
     public static let calendarFileBytes = 1 << 20
     /// Calendars chimed follows at once.
     public static let calendars = 64
+    /// Reminders one calendar item may make: its alarms, for its start and each RDATE.
+    public static let remindersPerItem = 500
 }

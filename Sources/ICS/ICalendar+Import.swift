@@ -95,6 +95,13 @@ extension ICalendar {
         if let taskStart { alarmStartZone = try zoneName(taskStart, alarmStart) }
         let repeats = icalcomponent_get_first_property(component, ICAL_RRULE_PROPERTY) != nil
         let alarms = children(of: component, ICAL_VALARM_COMPONENT)
+        // Each alarm (and each RDATE's) is a reminder: one item of a synced calendar must not
+        // be able to flood the schedule.
+        let rdates = properties(of: component, ICAL_RDATE_PROPERTY).count
+        if max(alarms.count, 1) * (rdates + 1) > Limits.remindersPerItem {
+            throw .refused(localized("it asks for %1$d reminders (%2$d alarms, %3$d RDATEs); Chime takes at most %4$d of one item",
+                                     max(alarms.count, 1) * (rdates + 1), alarms.count, rdates, Limits.remindersPerItem))
+        }
         if alarms.isEmpty {
             plan.whens = [try whenText(start, zone: zone)]
             (plan.leads, plan.alarms, plan.once) = ([0], [""], [false])

@@ -234,6 +234,14 @@ struct ImportPlanTests {
         #expect(place["identifier"] == .string("Home") && place["notifyOnExit"] == .bool(true) && place["notifyOnEntry"] == .bool(false))
     }
 
+    /// One item of a synced calendar cannot flood the schedule: past 500 reminders it is refused.
+    @Test func anItemAskingForTooManyRemindersIsRefused() throws {
+        let alarms = (0..<11).flatMap { ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT\($0)M", "END:VALARM"] }
+        let rdates = (1...50).map { "RDATE:20300301T\(String(format: "%02d", $0 % 24))\(String(format: "%02d", $0))00Z" }
+        let plan = try component(calendar(event("f", "Flood", ["DTSTART:20300301T100000Z"] + rdates + alarms)))
+        #expect(outcome(plan) == "refused: it asks for 561 reminders (11 alarms, 50 RDATEs); Chime takes at most 500 of one item")
+    }
+
     @Test func anotherErrorOfFirstFireIsPassedOn() throws {
         struct Broken: Error, Equatable {}
         #expect(throws: Broken()) { try daily().plan.get().requests { _, _, _ in throw Broken() } }
