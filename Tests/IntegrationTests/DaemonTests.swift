@@ -47,7 +47,7 @@ struct DaemonTests {
         let total = try #require(Double(match.1))
         #expect(total > 0 && abs(sum - total) <= 0.1 * Double(steps.count), "\(line)")
         let then = try #require(log.split(separator: "\n").first { $0.contains("Then, after the first calls: ") })
-        #expect(then.firstMatch(of: /Then, after the first calls: history \d+\.\d, system bus \d+\.\d, services \d+\.\d, words \d+\.\d ms\./) != nil, "\(then)")
+        #expect(then.firstMatch(of: /Then, after the first calls: history \d+\.\d, system bus \d+\.\d, services \d+\.\d, calendars \d+\.\d, words \d+\.\d ms\./) != nil, "\(then)")
     }
 
     /// A system bus that takes the connection and never answers (a wedged dbus-daemon)
