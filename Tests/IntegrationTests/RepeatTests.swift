@@ -61,6 +61,22 @@ struct RepeatTests {
     }
 
     /// Eight digits are shaped as an id too; when no notification has them, they are a time.
+    /// A rule with BYSETPOS, which Chime's days cannot say: taken by `add` and `next`, stored
+    /// as it was given, listed as itself, its occurrences those of RFC 5545.
+    @Test func theLastWorkDayOfTheMonthIsTakenAndListed() throws {
+        let session = try TestSession()
+        let rule = "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1"
+        let expected = ["2030-01-31T16:00:00", "2030-02-28T16:00:00", "2030-03-29T16:00:00", "2030-04-30T16:00:00"]
+        #expect(try nextTimes(session, "2030-01-01 16:00", "--rrule", rule, "-n", "4") == expected)
+        let added = try session.run(["chime", "add", "Timesheet", "--at", "2030-01-01 16:00", "--rrule", rule])
+        #expect(added.status == 0, "\(added)")
+        let id = added.stdout.split(separator: " ").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        #expect(try shownRule(session, id) == rule)
+        #expect(try nextTimes(session, id, "-n", "4") == expected)
+        let row = try session.run(["chime", "list"]).stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(row.hasSuffix("  " + rule), "\(row)")
+    }
+
     @Test func digitsThatAreNoIdAreReadAsATime() throws {
         let session = try TestSession()
         let next = try session.run(["chime", "next", "20301231"])
@@ -76,7 +92,8 @@ struct RepeatTests {
         ("'until': <'2029-01-01'>", "until: ends before the first occurrence"),
         ("'rrule': <'FREQ=SECONDLY'>", "rrule: 'FREQ=SECONDLY' is not a frequency Chime repeats by; use FREQ=MINUTELY,"),
         ("'rrule': <'INTERVAL=2'>", "rrule: needs FREQ: MINUTELY,"),
-        ("'rrule': <'FREQ=DAILY;BYSETPOS=1'>", "rrule: BYSETPOS is not supported"),
+        ("'rrule': <'FREQ=DAILY;BYSETPOS=1'>", "rrule: BYSETPOS needs another BY part to pick from (RFC 5545 3.3.10)."),
+        ("'rrule': <'FREQ=MONTHLY;BYMONTHDAY=0'>", "rrule: BYMONTHDAY=0 is not a day of a month; use 1 to 31 or -31 to -1."),
     ])
     func badRepeatValuesAreInvalidArgsNamingTheKey(fields: String, sentence: String) throws {
         let session = try TestSession()

@@ -83,7 +83,7 @@ public struct FireRule: Hashable, Sendable {
             if recurrence != nil { throw FieldError("repeat", "applies to dates; a place fires at its crossings.") }
         }
         // Days of a week or month are counted on the proleptic Gregorian calendar, as RFC 5545 does.
-        if recurrence?.days.isEmpty == false, !["gregorian", "iso8601"].contains(entry.name) {
+        if recurrence?.days.isEmpty == false || recurrence?.parts != nil, !["gregorian", "iso8601"].contains(entry.name) {
             throw FieldError("on", "applies to the gregorian calendar only, not \(calendar).")
         }
         self.trigger = trigger
@@ -306,6 +306,8 @@ private struct Frame {
     let skip: MonthEndSkip
     /// The steps that exist, where months without the start's day are left out.
     let existing: ExistingSteps?
+    /// The periods of a rule with BY parts Chime's days do not say.
+    let expansion: RuleExpansion?
 
     init(start: LocalDateTime, zone: Zone?, fraction: TimeInterval, recurrence: Recurrence?, calendar: CalendarSteps, lead: Int) {
         (self.start, self.zone, self.fraction, self.recurrence, self.calendar, self.lead) = (start, zone, fraction, recurrence, calendar, lead)
@@ -315,6 +317,7 @@ private struct Frame {
         } else {
             (skip, existing) = (.backward, nil)
         }
+        expansion = recurrence.flatMap { recurrence in recurrence.parts.map { RuleExpansion(start: start, recurrence: recurrence, parts: $0) } }
     }
 
     /// The most occurrences `upcoming` reads for one result: enough to pass every minute
@@ -328,7 +331,10 @@ private struct Frame {
 
     func local(_ n: Int) -> LocalDateTime? {
         guard let recurrence, recurrence.limit.map({ n < $0 }) ?? true else { return n == 0 ? start : nil }
-        guard let local = recurrence.days.isEmpty ? stepped(n, recurrence) : recurrence.dayOccurrence(n, from: start),
+        let found = if let expansion { expansion.local(n) } else {
+            recurrence.days.isEmpty ? stepped(n, recurrence) : recurrence.dayOccurrence(n, from: start)
+        }
+        guard let local = found,
               local.year <= 9999, recurrence.until.map({ local <= $0 }) ?? true
         else { return nil }
         return local
@@ -374,6 +380,17 @@ private struct Frame {
     /// Occurrences never go backwards, so this gallops from the estimate towards the answer
     /// and then bisects: a few steps, even across the 1 440 minutes a gap can fold together.
     func firstOccurrence(from instant: Date, inclusive: Bool) -> (index: Int, date: Date)? {
+        if let expansion, let recurrence {
+            // No offset moves a wall-clock time by as much as a day (Samoa's jump): three days
+            // before the wall-clock time of the instant is before the answer.
+            let target = LocalDateTime(instant.addingTimeInterval(TimeInterval(lead)), in: zone ?? .utc)
+            let early = LocalDateTime(secondsAsUTC: target.secondsAsUTC - 3 * 86_400)
+            let found = expansion.first(from: early, limit: recurrence.limit, until: recurrence.until) { local in
+                let date = self.instant(local)
+                return inclusive ? date >= instant : date > instant
+            }
+            return found.map { ($0.index, self.instant($0.local)) }
+        }
         // Past the year 9999 there are no occurrences; count them as qualifying, as bounds.
         func qualifies(_ n: Int) -> Bool {
             guard let date = occurrence(n) else { return true }

@@ -71,6 +71,9 @@ extension Recurrence {
         (.minute, "MINUTELY"), (.hour, "HOURLY"), (.day, "DAILY"), (.week, "WEEKLY"), (.month, "MONTHLY"), (.year, "YEARLY"),
     ]
 
+    /// RFC 5545's FREQ value for a unit: `MINUTELY` … `YEARLY`.
+    static func frequencyName(_ unit: RepeatUnit) -> String { frequencies.first { $0.0 == unit }?.1 ?? "" }
+
     /// The rule as an RFC 5545 RRULE value, such as `FREQ=WEEKLY;BYDAY=MO,WE;COUNT=3`; `utc`
     /// writes UNTIL as UTC (`Z`), for rules that count on UTC. A month end that is not RFC
     /// 5545's is written as RFC 7529 says it (`FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD`),
@@ -85,8 +88,9 @@ extension Recurrence {
 
     /// The RRULE value, with RSCALE and SKIP when `monthEnds`.
     func rrule(utc: Bool, monthEnds: Bool) -> String {
-        var parts = ["FREQ=" + (Self.frequencies.first { $0.0 == unit }?.1 ?? "")]
+        var parts = ["FREQ=" + Self.frequencyName(unit)]
         if count != 1 { parts.append("INTERVAL=\(count)") }
+        parts += self.parts?.rruleParts ?? []
         let byDay = days.compactMap { day -> String? in
             switch day {
             case .weekday(let weekday): RepeatDay.codes[weekday]
@@ -105,8 +109,12 @@ extension Recurrence {
         return parts.joined(separator: ";")
     }
 
-    /// Reads an RRULE value (`RRULE:` in front is allowed) of the subset ``rrule(utc:)`` writes;
-    /// says whether UNTIL was in UTC, which the caller reads onto the rule's own clock.
+    /// Reads an RRULE value (`RRULE:` in front is allowed) of RFC 5545 3.3.10, on the
+    /// Gregorian calendar (FREQ=SECONDLY and BYSECOND=60 aside); says whether UNTIL was in
+    /// UTC, which the caller reads onto the rule's own clock.
+    ///
+    /// A rule Chime's days say (``RuleParts/days(unit:interval:)``) is read as them, and
+    /// written back so; any other keeps its ``parts``, written back in RFC 5545's order.
     public static func parse(rrule text: String, field: String = "rrule") throws(FieldError) -> (Recurrence, untilIsUTC: Bool) {
         var body = Substring(text.trimmingSpaces)
         if body.uppercased().hasPrefix("RRULE:") { body = body.dropFirst(6) }
@@ -128,22 +136,7 @@ extension Recurrence {
         }
         let interval = try number("INTERVAL") ?? 1
         let limit = try number("COUNT")
-        var days: [RepeatDay] = []
-        if let byDay = values.removeValue(forKey: "BYDAY") { days = try byDay.split(separator: ",").map { item throws(FieldError) in try day(item, field) } }
-        if let monthDay = values.removeValue(forKey: "BYMONTHDAY") {
-            guard monthDay == "-1" else { throw FieldError(field, "BYMONTHDAY=\(monthDay): only -1, the last day, is supported.") }
-            days.append(.lastDay)
-        }
-        // WKST tells which days make one week of a repeat every N weeks on several days
-        // (RFC 5545 3.3.10); elsewhere it changes no occurrence, and Google writes WKST=SU.
-        if let weekStart = values.removeValue(forKey: "WKST"), weekStart != "MO" {
-            guard ["SU", "TU", "WE", "TH", "FR", "SA"].contains(weekStart) else {
-                throw FieldError(field, "WKST=\(weekStart) is not a weekday (MO, TU, WE, TH, FR, SA, SU).")
-            }
-            if unit == .week, interval > 1, days.count > 1 {
-                throw FieldError(field, "WKST=\(weekStart): a repeat every \(interval) weeks on several days counts its weeks from Monday (WKST=MO).")
-            }
-        }
+        let parts = try RuleParts.take(from: &values, unit: unit, field: field)
         var until: LocalDateTime?
         var utc = false
         if let text = values.removeValue(forKey: "UNTIL") {
@@ -162,12 +155,22 @@ extension Recurrence {
         }
         let skip = try monthEnds(scale: values.removeValue(forKey: "RSCALE"), skip: values.removeValue(forKey: "SKIP"), field)
         if let key = values.keys.sorted().first {
-            throw FieldError(field, "\(key) is not supported; use FREQ, INTERVAL, COUNT, UNTIL, BYDAY, BYMONTHDAY=-1, WKST=MO "
+            throw FieldError(field, "\(key) is not supported; use FREQ, INTERVAL, COUNT, UNTIL, the BY parts of RFC 5545, WKST "
                 + "and RSCALE=GREGORIAN with SKIP.")
         }
         var recurrence: Recurrence
         do { recurrence = try Recurrence(unit: unit, count: interval) } catch { throw FieldError(field, "INTERVAL: " + error.reason) }
-        try recurrence.restrict(days: days, limit: limit, until: until, field: field)
+        if let days = parts.days(unit: unit, interval: interval) {
+            try recurrence.restrict(days: days, limit: limit, until: until, field: field)
+        } else {
+            // RFC 7529 3.1 lets SKIP change BYMONTHDAY and BYMONTH too; Chime reads it for a
+            // rule without them only, so a rule with them says OMIT, RFC 5545's way.
+            if skip != .omit {
+                throw FieldError(field, "SKIP=\(skip.rfc7529Name) goes with a rule without BY parts; leave SKIP out of one with them.")
+            }
+            try recurrence.restrict(days: [], limit: limit, until: until, field: field)
+            recurrence.parts = parts
+        }
         recurrence.skip = skip
         return (recurrence, utc)
     }
@@ -189,16 +192,5 @@ extension Recurrence {
             throw FieldError(field, "SKIP=\(skip) is not OMIT, BACKWARD or FORWARD (RFC 7529 3.1).")
         }
         return value
-    }
-
-    private static func day(_ item: Substring, _ field: String) throws(FieldError) -> RepeatDay {
-        let code = String(item.suffix(2))
-        let ordinal = item.dropLast(2)
-        guard let weekday = RepeatDay.codes.firstIndex(of: code) else { throw FieldError(field, "BYDAY \(item) is not a weekday.") }
-        if ordinal.isEmpty { return .weekday(weekday) }
-        guard let value = Int(ordinal.hasPrefix("+") ? ordinal.dropFirst() : ordinal), [1, 2, 3, 4, -1].contains(value) else {
-            throw FieldError(field, "BYDAY \(item): the 1st to 4th or last (-1) weekday of a month is supported.")
-        }
-        return .nthWeekday(value, weekday: weekday)
     }
 }

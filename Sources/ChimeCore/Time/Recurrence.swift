@@ -34,6 +34,9 @@ public struct Recurrence: Hashable, Sendable {
     /// without days on the Gregorian calendar: `repeat` takes the last day, as iOS does; an
     /// RRULE leaves the month out, as RFC 5545 does, unless its RFC 7529 SKIP says otherwise.
     public var skip: MonthEndSkip = .backward
+    /// The rest of an RRULE, when ``days`` cannot say it (BYMONTH, BYHOUR, BYSETPOS, any
+    /// BYMONTHDAY, …): ``RuleExpansion`` then finds its occurrences; nil for Chime's own repeats.
+    public var parts: RuleParts?
 
     /// Every `count` `unit`s; throws when `count` is below 1.
     public init(unit: RepeatUnit, count: Int = 1) throws(FieldError) {

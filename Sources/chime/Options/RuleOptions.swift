@@ -19,7 +19,9 @@ struct RuleOptions: ParsableArguments {
     @Option(help: "With --repeat: how many times it fires in all, skipped ones included.")
     var count: Int?
 
-    @Option(help: ArgumentHelp("How it repeats, as an RFC 5545 RRULE, instead of --repeat and the options above.", valueName: "RRULE"))
+    @Option(help: ArgumentHelp(
+        "How it repeats, as an RFC 5545 RRULE (FREQ=MINUTELY to YEARLY, any BY part, BYSETPOS, WKST), instead of --repeat and the options above.",
+        valueName: "RRULE"))
     var rrule: String?
 
     @Option(help: "Pin wall-clock times to an IANA time zone, such as America/New_York.")

@@ -7,12 +7,16 @@ extension HumanText {
     /// `every day`, `every 2 weeks`, `every weekday until 30 Jun 2030`, `2nd Tuesday, 10
     /// times`, in the session's language; "-" for a one-shot.
     ///
-    /// Read from `rrule` (chimed sends it for every repeat), the subset Chime writes: FREQ,
-    /// INTERVAL, BYDAY, BYMONTHDAY=-1, COUNT and UNTIL. A part this chime does not know is
-    /// left out of the words rather than shown raw; `chime show` prints the rule itself.
+    /// Read from `rrule` (chimed sends it for every repeat): FREQ, INTERVAL, BYDAY and
+    /// BYMONTHDAY=-1 as `--on` gives them, COUNT and UNTIL. A rule with other BY parts
+    /// (BYSETPOS, BYMONTH, BYHOUR, …) is shown as its RRULE, which says it exactly; a part
+    /// that is no BY part, such as an X- one, is left out of the words.
     static func repetition(_ unit: String?, every: Int64?, rrule: String? = nil, formats: TimeFormats = HumanText.formats) -> String {
         guard let unit else { return "-" }
         let rule = RepeatRule(rrule ?? "", formats: formats)
+        if let rrule, rule.saysMoreThanWords(unit: rule.unit ?? unit) {
+            return rrule.uppercased().hasPrefix("RRULE:") ? String(rrule.dropFirst(6)) : rrule
+        }
         let interval = rule.interval ?? Int(clamping: every ?? 1)
         var text = rule.dayPhrase(unit: rule.unit ?? unit, interval: interval) ?? unitPhrase(rule.unit ?? unit, interval)
         if let count = rule.count {
@@ -67,6 +71,8 @@ struct RepeatRule {
     /// The n-th weekdays of a monthly rule: (1…4 or -1, weekday).
     var nthWeekdays: [(Int, Int)] = []
     var lastDayOfMonth = false
+    /// Whether it has a BY part that no words here say: BYSETPOS, BYMONTH, BYHOUR, any BYMONTHDAY but -1, …
+    var otherParts = false
     /// How dates and weekdays are written.
     let formats: HumanText.TimeFormats
 
@@ -84,7 +90,10 @@ struct RepeatRule {
             case "INTERVAL": interval = Int(value).flatMap { $0 >= 1 ? $0 : nil }
             case "COUNT": count = Int(value).flatMap { $0 >= 1 ? $0 : nil }
             case "UNTIL": until = Self.untilText(value, formats: formats)
-            case "BYMONTHDAY": lastDayOfMonth = value == "-1"
+            case "BYMONTHDAY":
+                lastDayOfMonth = value == "-1"
+                otherParts = otherParts || !lastDayOfMonth
+            case "BYSETPOS", "BYMONTH", "BYHOUR", "BYMINUTE", "BYSECOND", "BYYEARDAY", "BYWEEKNO": otherParts = true
             case "BYDAY":
                 for item in value.uppercased().split(separator: ",") {
                     guard let weekday = Self.codes.firstIndex(of: String(item.suffix(2))) else { continue }
@@ -96,6 +105,14 @@ struct RepeatRule {
             default: break
             }
         }
+    }
+
+    /// Whether the words would say less than the rule: parts they do not say, or days
+    /// of a kind its unit's words do not take.
+    func saysMoreThanWords(unit: String) -> Bool {
+        otherParts || (!weekdays.isEmpty && (unit != "week" || !nthWeekdays.isEmpty))
+            || (!nthWeekdays.isEmpty && (unit != "month" || !nthWeekdays.allSatisfy { [1, 2, 3, 4, -1].contains($0.0) }))
+            || (lastDayOfMonth && (!weekdays.isEmpty || !nthWeekdays.isEmpty))
     }
 
     /// The phrase of a rule with days: `every weekday`, `every Mon, Wed`, `every 2 weeks on

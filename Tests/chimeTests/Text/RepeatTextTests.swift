@@ -27,6 +27,17 @@ struct RepeatTextTests {
         #expect(words == expected)
     }
 
+    /// A rule with BY parts the words do not say reads as the rule itself, never as a
+    /// shorter repeat it is not.
+    @Test(arguments: [
+        ("month", "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1"), ("month", "FREQ=MONTHLY;BYMONTHDAY=15"),
+        ("day", "FREQ=DAILY;BYDAY=MO"), ("year", "FREQ=YEARLY;BYDAY=20MO"), ("month", "FREQ=MONTHLY;BYDAY=5FR"),
+        ("day", "FREQ=DAILY;BYHOUR=9,17;COUNT=4"),
+    ])
+    func aRuleWithOtherPartsIsShownAsItself(unit: String, rrule: String) {
+        #expect(Localization.untranslated { HumanText.repetition(unit, every: nil, rrule: "RRULE:" + rrule, formats: .c) } == rrule)
+    }
+
     @Test func aOneShotHasNoRepeatAndARuleOfAnOlderChimedStillReads() {
         #expect(HumanText.repetition(nil, every: nil, rrule: nil) == "-")
         #expect(Localization.untranslated { HumanText.repetition("week", every: 2, rrule: nil, formats: .c) } == "every 2 weeks")
