@@ -36,6 +36,12 @@ struct ICalendarRoundTripTests {
         for rule in ["FREQ=WEEKLY;BYDAY=TU,TH", "FREQ=MONTHLY;BYDAY=-1TU", "FREQ=MONTHLY;BYMONTHDAY=-1", "FREQ=DAILY;INTERVAL=2"] {
             for end in ["", ";COUNT=6", ";UNTIL=20271231T225959Z"] { forms.append([("rrule", .string(rule + end))]) }
         }
+        // Rules only the general engine takes (RuleExpansion): every kind of BY part.
+        for rule in ["FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", "FREQ=YEARLY;BYMONTH=3,9;BYDAY=2SU", "FREQ=DAILY;BYHOUR=9,17",
+                     "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO", "FREQ=MONTHLY;BYMONTHDAY=1,15", "FREQ=WEEKLY;INTERVAL=2;BYDAY=SU,TU;WKST=SU",
+                     "FREQ=YEARLY;BYYEARDAY=100,-1"] {
+            for end in ["", ";COUNT=6"] { forms.append([("rrule", .string(rule + end))]) }
+        }
         return forms
     }
 
