@@ -35,22 +35,37 @@ final class ZoneRules: Sendable {
     /// The rules of the zone file at `path`, parsed once for as long as the file is the
     /// same (its inode, size and modification time): every zoned time read or computed
     /// needs its zone, and parsing the file each time was half of a 5,000-event import.
-    /// A file replaced by a tzdata update is read again.
+    /// A file replaced by a tzdata update is read again. The system's zone files are looked
+    /// at once a second at most (a stat per zone asked for was a tenth of a 5,000-event
+    /// import, and tzdata changes by package updates); those of another folder (`$TZDIR`)
+    /// at every call.
     static func cached(contentsOfFile path: String) -> ZoneRules? {
+        let now = monotonicNanoseconds()
+        if path.hasPrefix(ZoneDirectory.defaultPath + "/"), let hit = cache.withLock({ $0[path] }),
+           now &- hit.checked < 1_000_000_000 { return hit.rules }
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let stamp = FileStamp(status)
-        if let hit = cache.withLock({ $0[path] }), hit.stamp == stamp { return hit.rules }
+        if let hit = cache.withLock({ $0[path] }), hit.stamp == stamp {
+            cache.withLock { $0[path]?.checked = now }
+            return hit.rules
+        }
         guard let rules = ZoneRules(contentsOfFile: path) else { return nil }
         cache.withLock { entries in
             // A process reads a handful of zones; a bound keeps a caller naming many from growing it.
             if entries.count >= 64 { entries.removeAll() }
-            entries[path] = (stamp, rules)
+            entries[path] = (stamp, rules, now)
         }
         return rules
     }
 
-    private static let cache = Mutex<[String: (stamp: FileStamp, rules: ZoneRules)]>([:])
+    private static let cache = Mutex<[String: (stamp: FileStamp, rules: ZoneRules, checked: UInt64)]>([:])
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
 
     /// What tells one version of a file from the next without reading it.
     private struct FileStamp: Equatable, Sendable {
