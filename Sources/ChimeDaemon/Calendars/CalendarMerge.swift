@@ -75,17 +75,25 @@ struct CalendarMerge {
                     sources[key] = source
                 }
                 if let replaced = plan.replaces, !plan.uid.isEmpty { overridden[plan.uid, default: []].append(replaced) }
+                // Each rule is read once: the requests with a time come in the order their
+                // first fires were asked for (ImportPlan.requests), and are made with it.
+                var rules: [FireRule] = []
                 let requests = try plan.requests { [instant, zone] when, options, lead in
-                    try Self.firstFire(when, options, lead: lead, now: instant, zone: zone)
+                    let rule = try Self.rule(when, options, lead: lead, now: instant, zone: zone)
+                    guard let first = rule.upcoming(from: instant, count: 1, systemZone: zone).first else { return nil }
+                    rules.append(rule)
+                    return NotificationEncoding.seconds(first)
                 }
-                let made = try requests.map { request, _, alarm throws(DBusError) in
+                let made = try requests.enumerated().map { index, asked throws(DBusError) in
+                    let (request, alarm) = (asked.request, asked.alarm)
+                    let rule = index < rules.count && request.contains(where: { $0.0 == "when" }) ? rules[index] : nil
                     var entries = request.map { (key: $0.0, value: $0.1) }
                     // A followed calendar's reminders have Complete and Remind, which write
                     // back into the item, unless the item names buttons of its own.
                     if !source.isEmpty, !entries.contains(where: { $0.key == "category" || $0.key == "actions" }) {
                         entries.append((key: "category", value: .string(Category.reminder.name)))
                     }
-                    var notification = try ScheduledNotification.requested(entries, now: instant, zone: zone)
+                    var notification = try ScheduledNotification.requested(entries, now: instant, zone: zone, rule: rule)
                     Self.skip(plan.skipped, of: &notification, now: instant, zone: zone)
                     if !plan.uid.isEmpty {
                         notification.link = CalendarLink(uid: plan.uid, recurrence: plan.recurrenceID, alarm: alarm, source: source)
@@ -205,12 +213,10 @@ struct CalendarMerge {
         notification.nextFire = first?.date
     }
 
-    /// What NextFireTimestamps would answer with a count of 1, as ``ImportPlan`` asks it.
-    private static func firstFire(_ when: String, _ options: [(String, String)], lead: Double?, now: Date, zone: Zone) throws -> Int64? {
+    /// The rule of one alarm as ``ImportPlan`` asks for it; chimed's refusal as the component's.
+    private static func rule(_ when: String, _ options: [(String, String)], lead: Double?, now: Date, zone: Zone) throws -> FireRule {
         do throws(FieldError) {
-            let options = options.map { (key: $0.0, value: $0.1) }
-            return try ScheduleFields.upcoming(when: when, options: options, lead: lead, count: 1, now: now, systemZone: zone).first
-                .map(NotificationEncoding.seconds)
+            return try ScheduleFields.rule(when: when, options: options.map { (key: $0.0, value: $0.1) }, lead: lead, now: now, systemZone: zone)
         } catch {
             throw ImportRefusal.refused(error.description)
         }

@@ -138,6 +138,15 @@ struct ScheduleFields {
     /// `lead` is the alert's `leadTime`, which an import knows.
     static func upcoming(when: String, options: [(key: String, value: String)], lead: Double? = nil, count: UInt32, now: Date,
                          systemZone: Zone) throws(FieldError) -> [Date] {
+        let counts = Limits.nextFireCount
+        guard counts.contains(count) else { throw FieldError("count", "must be between \(counts.lowerBound) and \(counts.upperBound).") }
+        let rule = try rule(when: when, options: options, lead: lead, now: now, systemZone: systemZone)
+        return rule.upcoming(from: now, count: Int(count), systemZone: systemZone)
+    }
+
+    /// The rule `when` and text `options` ask for, as Schedule reads them.
+    static func rule(when: String, options: [(key: String, value: String)], lead: Double? = nil, now: Date, systemZone: Zone)
+        throws(FieldError) -> FireRule {
         var fields = ScheduleFields()
         fields.when = when
         fields.lead = lead
@@ -146,9 +155,6 @@ struct ScheduleFields {
                 throw FieldError(key, "is not a schedule field; use \(keys.dropFirst().joined(separator: ", ")).")
             }
         }
-        let counts = Limits.nextFireCount
-        guard counts.contains(count) else { throw FieldError("count", "must be between \(counts.lowerBound) and \(counts.upperBound).") }
-        let rule = try fields.rule(now: now, systemZone: systemZone)
-        return rule.upcoming(from: now, count: Int(count), systemZone: systemZone)
+        return try fields.rule(now: now, systemZone: systemZone)
     }
 }
