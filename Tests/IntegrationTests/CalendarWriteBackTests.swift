@@ -89,6 +89,28 @@ struct CalendarWriteBackTests {
         #expect(abs(Double(next) - due.addingTimeInterval(86_400).timeIntervalSince1970) < 2, "\(series)")
     }
 
+    /// A file that cannot be written (here a link, which a rename would part from its
+    /// target) is named in chime calendar list; what was pressed is kept in Chime all the same.
+    @Test func aPressThatCannotBeWrittenIsNamedAndKeptInChime() throws {
+        let session = try TestSession()
+        let task = ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VTODO", "UID:linked@example.org", "DTSTAMP:20261101T100000Z",
+                    "SUMMARY:Renew the passport", "DUE:" + Self.utc(Date().addingTimeInterval(2)), "END:VTODO", "END:VCALENDAR", ""]
+            .joined(separator: "\r\n")
+        let folder = session.directory.appendingPathComponent("calendars/papers")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try task.write(to: folder.appendingPathComponent(".stored"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("passport.ics").path, withDestinationPath: ".stored")
+        #expect(try session.run(["chime", "calendar", "add", "--vdir", folder.path]).status == 0)
+        let id = try onlyID(session)
+        _ = try session.waitForNotifyCalls(1)
+        #expect(try session.run(["chime", "act", id, "complete"]).status == 0)
+        let calendars: [[String: Any]] = try session.json(["chime", "calendar", "list", "--json"])
+        let problems = calendars.first?["problems"] as? [String] ?? []
+        #expect(problems == ["passport.ics: what was pressed was not written: it is not a regular file."], "\(calendars)")
+        #expect(try session.run(["chime", "show", id]).stdout.contains("completed:"))
+        #expect(try String(contentsOf: folder.appendingPathComponent(".stored"), encoding: .utf8) == task, "the file is as it was")
+    }
+
     /// An item edited a moment after its alarm rang does not ring again, nor after a restart.
     @Test func anItemReadAgainRightAfterItRangDoesNotRingAgain() throws {
         let session = try TestSession()
