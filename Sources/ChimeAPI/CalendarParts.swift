@@ -47,6 +47,38 @@ public struct CalendarParts {
         unfolded(text).map(\.text)
     }
 
+    /// A content line read into its name (upper-cased), parameters (names upper-cased,
+    /// quotes taken off) and value: what follows the first colon outside a quoted parameter
+    /// (RFC 5545 3.1), so that `X-TITLE="a:b"` does not end the name.
+    public struct ContentLine: Sendable {
+        public let name: String
+        public let parameters: [String: String]
+        public let value: String
+
+        public init(_ line: Substring) {
+            var quoted = false
+            var colon = line.endIndex
+            for index in line.indices {
+                if line[index] == "\"" { quoted.toggle() }
+                if line[index] == ":", !quoted {
+                    colon = index
+                    break
+                }
+            }
+            value = colon < line.endIndex ? String(line[line.index(after: colon)...]) : ""
+            let pieces = line[..<colon].split(separator: ";", omittingEmptySubsequences: false)
+            var parameters: [String: String] = [:]
+            for piece in pieces.dropFirst() {
+                let pair = piece.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2 else { continue }
+                var text = pair[1]
+                if text.first == "\"", text.last == "\"", text.count >= 2 { text = text.dropFirst().dropLast() }
+                parameters[pair[0].uppercased()] = String(text)
+            }
+            (name, self.parameters) = (String(pieces.first ?? "").uppercased(), parameters)
+        }
+    }
+
     /// A content line folded at 75 octets, never inside a UTF-8 sequence (RFC 5545 3.1):
     /// the first line, then each further one with the space that marks it.
     public static func fold(_ line: String) -> [String] {

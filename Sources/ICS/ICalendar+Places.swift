@@ -34,7 +34,8 @@ extension ICalendar {
         var stack: [String] = []
         var alarm: PlaceAlarm?
         for line in CalendarParts.contentLines(text) {
-            let (name, parameters, value) = parts(of: line)
+            let content = CalendarParts.ContentLine(line)
+            let (name, parameters, value) = (content.name, content.parameters, content.value)
             if name == "BEGIN" {
                 let component = value.uppercased()
                 if (component == "VEVENT" || component == "VTODO"), stack.last == "VCALENDAR" { items.append([]) }
@@ -71,29 +72,6 @@ extension ICalendar {
             }
         }
         return items
-    }
-
-    /// A content line's name (upper-cased), parameters and value.
-    private static func parts(of line: Substring) -> (String, [String: String], String) {
-        var quoted = false
-        var colon = line.endIndex
-        for index in line.indices {
-            if line[index] == "\"" { quoted.toggle() }
-            if line[index] == ":", !quoted {
-                colon = index
-                break
-            }
-        }
-        let head = line[..<colon]
-        let value = colon < line.endIndex ? String(line[line.index(after: colon)...]) : ""
-        let pieces = head.split(separator: ";", omittingEmptySubsequences: false)
-        var parameters: [String: String] = [:]
-        for piece in pieces.dropFirst() {
-            let pair = piece.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { continue }
-            parameters[pair[0].uppercased()] = String(pair[1]).trimmingCharacters(in: "\"")
-        }
-        return (String(pieces.first ?? "").uppercased(), parameters, value)
     }
 
     /// `geo:52.52,13.405;u=200` (RFC 5870): latitude, longitude and the uncertainty in metres.
@@ -136,14 +114,5 @@ extension ICalendar {
             default: escaped.append(character)
             }
         }
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in characters: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, characters.contains(first) { text = text.dropFirst() }
-        while let last = text.last, characters.contains(last) { text = text.dropLast() }
-        return String(text)
     }
 }

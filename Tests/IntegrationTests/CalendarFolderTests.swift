@@ -193,6 +193,27 @@ struct CalendarFolderTests {
         #expect(try calendars(session).isEmpty)
     }
 
+    /// A calendar removed while its first reading is under way (it reads 500 files a turn)
+    /// reads no more: what the rest of the folder holds does not come back.
+    @Test func aCalendarRemovedWhileItIsReadReadsNoMore() throws {
+        let session = try TestSession()
+        let folder = try folder(session, "big")
+        for n in 0..<2_000 {
+            try Self.event("item\(n)@example.org", "Item \(n)").write(to: folder.appendingPathComponent("\(n).ics"), atomically: false, encoding: .utf8)
+        }
+        try session.writeConfig("[Calendar big]\nFolder=\(folder.path)\n")
+        #expect(try session.pingDaemon())
+        try session.waitForLog("Calendar big: read 500 files")
+        try session.writeConfig("")
+        kill(try session.daemonPID(), SIGHUP)
+        try session.waitForLog("No longer following calendar big: the config no longer names it.")
+        // Each call is a turn of chimed's loop, as each batch of the reading would be.
+        for _ in 0..<5 { _ = try session.run(["chime", "list"]) }
+        #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
+        let after = session.daemonLog.components(separatedBy: "No longer following calendar big").last ?? ""
+        #expect(!after.contains("Calendar big: read"), "\(after)")
+    }
+
     /// A folder that goes (an unmounted disk, a sync tool's rename) keeps its reminders until
     /// it is back; what changed while chimed was not running is read at its start.
     @Test func aFolderThatGoesKeepsItsRemindersAndChangesWhileStoppedAreRead() throws {

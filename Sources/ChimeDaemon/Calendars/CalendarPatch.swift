@@ -33,29 +33,23 @@ struct CalendarPatch {
     private struct Line {
         var text: String
         var raw: [Substring]
+        /// Its name (or BEGIN, END) and value.
+        let content: CalendarParts.ContentLine
 
         init(_ text: String) {
             self.text = text
             raw = CalendarParts.fold(text).map { Substring($0) }
+            content = CalendarParts.ContentLine(Substring(text))
         }
 
         init(raw: [Substring]) {
             self.raw = raw
             text = raw.enumerated().map { $0.offset == 0 ? String($0.element) : String($0.element.dropFirst()) }.joined()
+            content = CalendarParts.ContentLine(Substring(text))
         }
 
-        /// The property's name (or BEGIN, END), upper-cased.
-        var name: String { String(text.prefix { $0 != ";" && $0 != ":" }).uppercased() }
-
-        /// The value: what follows the first colon outside a quoted parameter.
-        var value: String {
-            var quoted = false
-            for index in text.indices {
-                if text[index] == "\"" { quoted.toggle() }
-                if text[index] == ":", !quoted { return String(text[text.index(after: index)...]) }
-            }
-            return ""
-        }
+        var name: String { content.name }
+        var value: String { content.value }
 
         func isBegin(_ component: String) -> Bool { name == "BEGIN" && value.uppercased() == component }
         func isEnd(_ component: String) -> Bool { name == "END" && value.uppercased() == component }

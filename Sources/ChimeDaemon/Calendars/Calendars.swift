@@ -78,15 +78,31 @@ final class Calendars {
     /// Stops following the config's calendar `name` and cancels what its files made.
     private func unfollowConfigured(_ name: String) {
         guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else { return }
-        let folder = folders.remove(at: index)
-        folder.stop()
-        configured.remove(name)
-        let ids = ((try? context.commits.read { () throws(StoreError) in try context.store.linkedIDs(inFolder: folder.calendar.location) })?
-            .values.flatMap { $0 }) ?? []
-        context.schedule.cancel(ids: ids, at: context.now(), detail: "Its calendar \(name) left the config.") { [logger = context.logger] result in
-            if case .failure(let error) = result { logger.error("Cannot cancel the reminders of calendar \(name): \(error)") }
+        do {
+            try unfollow(at: index, detail: "Its calendar \(name) left the config.") { [logger = context.logger] result in
+                if case .failure(let error) = result { logger.error("Cannot cancel the reminders of calendar \(name): \(error)") }
+            }
+            configured.remove(name)
+        } catch {
+            context.logger.error("Cannot cancel the reminders of calendar \(name): \(error.message)")
         }
         context.logger.info("No longer following calendar \(name): the config no longer names it.")
+    }
+
+    /// Stops following the calendar at `index` of ``folders`` and cancels what its files
+    /// made, with `also` in the same transaction; `done` hears the ids cancelled.
+    private func unfollow(at index: Int, detail: String, also: ((Store.Transaction) throws -> Void)? = nil,
+                          done: @escaping (Result<[String], StoreError>) -> Void) throws(DBusError) {
+        let ids = try madeIDs(of: folders[index])
+        let folder = folders.remove(at: index)
+        folder.stop()
+        context.schedule.cancel(ids: ids, at: context.now(), detail: detail, also: also, done: done)
+    }
+
+    /// The notifications the files of `folder` made, scheduled or done.
+    private func madeIDs(of folder: VdirFolder) throws(DBusError) -> [String] {
+        try context.commits.read { () throws(StoreError) in try context.store.linkedIDs(inFolder: folder.calendar.location) }
+            .values.flatMap { $0 }
     }
 
     /// `path` with its links resolved, as a folder is stored; as it is while it does not exist.
@@ -142,23 +158,13 @@ final class Calendars {
             throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' is named in the config file (\(context.settings.config.path)\(line)): "
                 + "remove its [Calendar \(name)] group there, then reload chimed (systemctl --user reload chimed.service).")
         }
-        if configured.contains(name) {
-            let line = context.settings.config.calendars[name]?.line.map { ", line \($0)" } ?? ""
-            throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' is named in the config file (\(context.settings.config.path)\(line)): "
-                + "remove its [Calendar \(name)] group there, then reload chimed (systemctl --user reload chimed.service).")
-        }
         guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else {
             let names = folders.map(\.calendar.name)
             throw DBusError(name: ChimeError.notFound, message: "No calendar is named '\(name)'"
                 + (names.isEmpty ? "; none is followed." : "; those followed are \(names.joined(separator: ", "))."))
         }
-        let folder = folders[index]
-        folder.stop()
-        folders.remove(at: index)
-        let (store, now) = (context.store, context.now())
-        let ids = try context.commits.read { () throws(StoreError) in try store.linkedIDs(inFolder: folder.calendar.location) }
-            .values.flatMap { $0 }
-        context.schedule.cancel(ids: ids, at: now, detail: "Its calendar \(name) was removed.", also: { db in
+        let (folder, store) = (folders[index], context.store)
+        try unfollow(at: index, detail: "Its calendar \(name) was removed.", also: { db in
             _ = try store.removeCalendar(named: name, in: db)
         }) { [unowned self] result in
             switch result {
@@ -176,12 +182,7 @@ final class Calendars {
     /// How many reminders each calendar's files made that are still to fire, by name.
     func reminderCounts() -> [String: Int] {
         var counts: [String: Int] = [:]
-        for folder in folders {
-            let ids = (try? context.commits.read { () throws(StoreError) in
-                try context.store.linkedIDs(inFolder: folder.calendar.location)
-            })?.values.flatMap { $0 } ?? []
-            counts[folder.calendar.name] = ids.filter(context.schedule.isScheduled).count
-        }
+        for folder in folders { counts[folder.calendar.name] = ((try? madeIDs(of: folder)) ?? []).filter(context.schedule.isScheduled).count }
         return counts
     }
 

@@ -46,6 +46,7 @@ final class VdirFolder {
     private var everything = true
     private var delay: Source?
     private var reading = false
+    private var stopped = false
     /// Who waits for the first reading to end (AddCalendar's answer).
     private var waiting: [() -> Void] = []
     /// The folder's path with its links resolved: a link in it may lead only inside it.
@@ -89,8 +90,10 @@ final class VdirFolder {
         readSoon(afterMilliseconds: 0)
     }
 
-    /// Stops watching; nothing more is read.
+    /// Stops watching; nothing more is read, not even the rest of a reading under way (its
+    /// calendar was removed: what it read must not come back).
     func stop() {
+        stopped = true
         watcher = nil
         delay?.cancel()
         delay = nil
@@ -109,7 +112,7 @@ final class VdirFolder {
     }
 
     private func readSoon(afterMilliseconds milliseconds: Int) {
-        guard delay == nil, !reading else { return }
+        guard delay == nil, !reading, !stopped else { return }
         delay = parts.loop.timeout(afterMilliseconds: milliseconds) { [unowned self] in
             self.delay = nil
             self.readPending()
@@ -136,6 +139,7 @@ final class VdirFolder {
     }
 
     private func readBatch(_ names: ArraySlice<String>) {
+        guard !stopped else { return }
         let batch = names.prefix(Self.batchSize)
         parts.logger.debug("Calendar \(calendar.name): reading \(batch.joined(separator: ", ")).")
         read(Array(batch)) { [unowned self] changes in

@@ -59,6 +59,8 @@ final class PressHandler {
             return
         }
         if options.authenticationRequired, key != Action.defaultKey, !mayRunNow(press) { return }
+        // A server that keeps a pressed popup never closes it: the set stays bounded.
+        if pressedIDs.count >= 1_000 { pressedIDs.removeAll() }
         pressedIDs.insert(id)
         logger.info("Action '\(key)' on \(id).")
         signals.actionInvoked(id, key: key, userInfo: alert.userInfo)
