@@ -56,6 +56,12 @@ let package = Package(
         // GLib's GKeyFile, GIO's GDesktopAppInfo and libcanberra, opened with dlopen when first needed.
         .target(name: "CDesktopLibs"),
         .target(name: "CLinux"),
+        // libcurl and libxml2 for CalDAV calendars, opened with dlopen when a CalDAV calendar is
+        // first synced: a chimed without one loads neither.
+        .target(name: "CCurl"),
+        .target(name: "CXML", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
+        // HTTP on chimed's loop (libcurl's multi interface) and WebDAV/CalDAV bodies (libxml2).
+        .target(name: "WebDAV", dependencies: ["CCurl", "CXML", "EventLoop"]),
         // gettext (part of glibc) for Chime's own words and apps' texts; without Foundation.
         .target(name: "CGettext"),
         .target(name: "Localization", dependencies: ["CGettext"]),
@@ -79,7 +85,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization", "Spelling",
+                "DBus", "EventLoop", "ChimeCore", "ChimeAPI", "CDesktopLibs", "ICS", "JSON", "Localization", "Spelling", "WebDAV",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -120,6 +126,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "EventLoop", "TestSupport"], swiftSettings: dbusHeaders),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CLinux"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "WebDAVTests", dependencies: ["WebDAV", "EventLoop", "TestSupport"]),
         .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "TestSupport"]),
         .testTarget(name: "ChimeAPITests", dependencies: ["ChimeAPI", "DBus"]),

@@ -17,7 +17,7 @@ usage() {
 # The store links the system SQLite. gettext: msgfmt compiles the translations (po/), xgettext
 # makes their template (make pot). libical: chime import and chime export read and write .ics files.
 # libicu-dev brings the distribution's ICU, which chimed opens for the calendars it does not count itself.
-build_pkgs=(libdbus-1-dev libsqlite3-dev pkg-config gettext libical-dev libicu-dev)
+build_pkgs=(libdbus-1-dev libsqlite3-dev pkg-config gettext libical-dev libicu-dev libcurl4-openssl-dev libxml2-dev)
 # libglib2.0-bin: gdbus, and with it GLib, which chimed opens to read a config.
 bus_pkgs=(dbus-daemon dbus-bin libglib2.0-bin)
 # debhelper and dpkg-dev: dpkg-buildpackage and dh package the release build (debian/);
