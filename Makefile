@@ -195,10 +195,14 @@ check:
 # test runner's few threads (one per core) while other tests' time limits run out.
 # python-icalendar for AlarmOracleTests: Debian's is older than its alarms module, so it
 # comes from PyPI into a virtual environment of the build's own.
-ORACLE := .build/oracle/bin/python
-$(ORACLE):
-	/usr/bin/python3 -m venv .build/oracle
-	.build/oracle/bin/pip install --quiet 'icalendar>=6.1'
+# The PyPI caldav client there too is the "phone" of the CalDAV tests: a client nobody here wrote.
+# The stamp names what is installed: a list that grows installs what is new.
+ORACLE_PACKAGES := 'icalendar>=6.1' 'caldav>=1.3'
+ORACLE := .build/oracle/installed
+$(ORACLE): Makefile
+	test -x .build/oracle/bin/python || /usr/bin/python3 -m venv .build/oracle
+	.build/oracle/bin/pip install --quiet $(ORACLE_PACKAGES)
+	echo $(ORACLE_PACKAGES) >$@
 
 # A test build that fails is run once more before make test gives up: a compiler that dies
 # mid-build (a CI run once stopped so in ChimeDaemonTests, and the same commit then built

@@ -38,7 +38,7 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst
 # The calendar clients chimed is tested with (CalendarClientTests): khal and todoman write the
 # vdir folders it follows, vdirsyncer fills one from Radicale, a CalDAV server on 127.0.0.1;
 # curl puts and deletes the server's items as another device would.
-calendar_pkgs=(khal todoman vdirsyncer radicale curl)
+calendar_pkgs=(khal todoman vdirsyncer radicale curl openssl gnome-keyring libsecret-tools xandikos)
 test_pkgs+=("${calendar_pkgs[@]}")
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.
