@@ -92,6 +92,7 @@ final class Database {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changesCount: Int { Int(sqlite3_changes(handle)) }
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     // MARK: - Transactions
 

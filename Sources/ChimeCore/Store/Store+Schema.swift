@@ -248,6 +248,47 @@ extension Store {
                 CREATE INDEX notification_linkSource ON notification(linkSource) WHERE linkSource IS NOT NULL;
                 """)
         }
+        registerMigration("v14: CalDAV") { db in
+            // caldav: how a CalDAV calendar is reached (never its password) and where its sync
+            // stands. caldav_item: what was last read of each item (its ETag, and a hash of its
+            // text: a server that rewrites what it stores gives a new ETag for the same item),
+            // as vdirsyncer keeps its status. caldav_write: what was pressed and is still to
+            // be written into an item, in order, sent when the server answers.
+            try db.execute(sql: """
+                CREATE TABLE caldav (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    user TEXT NOT NULL,
+                    passwordCommand TEXT,
+                    ca TEXT,
+                    shareDismissals INTEGER NOT NULL,
+                    interval INTEGER NOT NULL,
+                    syncToken TEXT,
+                    lastSync REAL,
+                    emptySince REAL
+                );
+                CREATE TABLE caldav_item (
+                    calendar TEXT NOT NULL,
+                    item TEXT NOT NULL,
+                    etag TEXT,
+                    hash TEXT NOT NULL,
+                    PRIMARY KEY (calendar, item)
+                ) WITHOUT ROWID;
+                CREATE TABLE caldav_write (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    calendar TEXT NOT NULL,
+                    item TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    uid TEXT NOT NULL,
+                    recurrence TEXT NOT NULL,
+                    alarm TEXT NOT NULL,
+                    occurrence TEXT,
+                    until REAL,
+                    snoozeUID TEXT,
+                    snoozeOccurrence REAL,
+                    at REAL NOT NULL
+                );
+                """)
+        }
         return migrations
     }
 }

@@ -143,8 +143,10 @@ struct CalendarMerge {
         removed += known.unread(from: sources).map(\.id)
     }
 
-    /// Stages the merge in `schedule` as one transaction; `done` hears what it came to.
-    mutating func commit(to schedule: Schedule, done: @escaping (Result<Outcome, StoreError>) -> Void) {
+    /// Stages the merge in `schedule` as one transaction, with `also` in it; `done` hears
+    /// what it came to.
+    mutating func commit(to schedule: Schedule, also: ((Store.Transaction) throws -> Void)? = nil,
+                         done: @escaping (Result<Outcome, StoreError>) -> Void) {
         let (instant, zone) = (self.instant, self.zone)
         // Each series skips the occurrences its overrides stand for, whether it is read now or
         // was read before (then it is updated too).
@@ -185,8 +187,8 @@ struct CalendarMerge {
             outcome.removed = removed
             return outcome
         }
-        guard !new.isEmpty || !updated.isEmpty || !removed.isEmpty else { return done(.success(finish([], [:], []))) }
-        schedule.merge(new: new, updated: updated, removed: removed, detail: "Read again from a calendar.", at: instant) { result in
+        guard !new.isEmpty || !updated.isEmpty || !removed.isEmpty || also != nil else { return done(.success(finish([], [:], []))) }
+        schedule.merge(new: new, updated: updated, removed: removed, detail: "Read again from a calendar.", at: instant, also: also) { result in
             done(result.map { stored in
                 finish(stored.new, Dictionary(stored.updated.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }), stored.removed)
             })

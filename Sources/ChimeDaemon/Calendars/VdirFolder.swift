@@ -211,50 +211,27 @@ final class VdirFolder {
     /// Reads `names` into the schedule as one change; `done` hears what changed once it is
     /// stored (nothing, when it is refused).
     private func read(_ names: [String], done: @escaping (Changes) -> Void) {
-        if let failure = CalendarText.loadFailure() {
-            state = .failed(failure)
-            return done((0, 0, 0))
-        }
-        let allDay = parts.settings.config.allDayTime
-        var texts: [(name: String, components: [ImportComponent])] = []
+        var texts: [(name: String, text: String)] = []
         var gone = Set<String>()
         for name in names {
             problems[name] = nil
             switch item(name) {
             case .ignored: continue
-            case .missing: gone.insert(calendar.source(ofFile: name))
+            case .missing: gone.insert(name)
             case .problem(let reason): problems[name] = ["\(name) \(reason)."]
-            case .text(let text):
-                let cut = CalendarParts(text, limit: .max)
-                guard cut.isCalendar, !cut.isCutShort,
-                      let components = CalendarText.components(of: text, allDay: (allDay.hour, allDay.minute)) else {
-                    problems[name] = ["\(name) is not iCalendar: " + CalendarText.whyNotCalendar(text)]
-                    continue
-                }
-                texts.append((name, components))
+            case .text(let text): texts.append((name, text))
             }
         }
-        let sources = Set(texts.map { calendar.source(ofFile: $0.name) }).union(gone)
-        guard !sources.isEmpty else { return done((0, 0, 0)) }
-        var merge: CalendarMerge
-        do {
-            merge = try CalendarMerge(store: parts.store, commits: parts.commits, components: texts.flatMap(\.components),
-                                      sources: sources, now: parts.now(), zone: .current)
-        } catch {
-            state = .failed(error.message)
-            return done((0, 0, 0))
-        }
-        for (name, components) in texts {
-            let refused = merge.read(components, source: calendar.source(ofFile: name))
-            if !refused.isEmpty { problems[name] = refused.map { "\(name): \($0)" } }
-        }
-        merge.removeUnread(from: sources)
-        merge.commit(to: parts.schedule) { [weak self] result in
+        CalendarReading.merge(texts, gone: gone, of: calendar, parts: parts) { [weak self] result, found in
             guard let self else { return }
+            self.problems.merge(found) { _, new in new }
             switch result {
-            case .success(let outcome):
-                done((outcome.ids.count - outcome.updated.count, outcome.updated.count, outcome.removed.count))
-            case .failure(let error):
+            case .success(let changes):
+                done((changes.new, changes.updated, changes.removed))
+            case .failure(.unreadable(let sentence)):
+                self.state = .failed(sentence)
+                done((0, 0, 0))
+            case .failure(.notStored(let error)):
                 // Read again at the next change, or at the next start.
                 for (name, _) in texts { self.problems[name] = ["\(name) was read but not stored: \(error.clause)"] }
                 self.parts.logger.error("Calendar \(self.calendar.name): \(error).")

@@ -206,13 +206,14 @@ final class Schedule {
     /// their calendar): all or none, in one transaction (a calendar read again). `done`
     /// hears them as stored, the new ones under their ids, and the ids removed.
     func merge(new: [ScheduledNotification], updated: [ScheduledNotification], removed: [String] = [], detail: String,
-               at instant: Date,
+               at instant: Date, also: ((Store.Transaction) throws -> Void)? = nil,
                done: @escaping (Result<(new: [ScheduledNotification], updated: [ScheduledNotification], removed: [String]),
                                        StoreError>) -> Void) {
         var stored = new
         var written: [ScheduledNotification] = []
         var deleted: [String] = []
         commits.stage({ [unowned self] db in
+            try also?(db)
             if !removed.isEmpty {
                 deleted = try self.store.cancel(ids: removed, at: instant, detail: "Removed from its calendar.", in: db)
             }
