@@ -203,20 +203,74 @@ public enum AppSettingsKey: String, CaseIterable, Sendable {
 /// The keys of one calendar of `Calendars`, `AddCalendar` and `chime calendar list --json`.
 public enum CalendarKey: String, CaseIterable, Sendable {
     case name, kind, location, state, reminders, problems, lastRead, lastReadTimestamp
+    case user, shareDismissals, interval, lastSync, lastSyncTimestamp, error, queued
 
     /// The key's type and meaning, as the contract file says them.
     public var summary: String {
         switch self {
         case .name: "s: the name it is known by"
-        case .kind: "s: vdir (a folder of .ics files, one per item, as vdirsyncer, khal and todoman keep them)"
-        case .location: "s: the folder, absolute, links resolved"
-        case .state: "s: reading, watching (read, and changes are read as they happen), missing (the folder is gone; its "
-            + "reminders are kept until it is back or the calendar is removed), or a sentence saying why it cannot be read"
+        case .kind: "s: vdir (a folder of .ics files, one per item, as vdirsyncer, khal and todoman keep them) or caldav (a "
+            + "CalDAV collection, synced)"
+        case .location: "s: the folder, absolute, links resolved; a CalDAV collection's URL"
+        case .state: "s: for a folder reading, watching (read, and changes are read as they happen), missing (the folder is "
+            + "gone; its reminders are kept until it is back or the calendar is removed); for a CalDAV calendar syncing (its "
+            + "first sync is under way), synced, offline (the server cannot be reached now; error says why, and it is asked "
+            + "again soon); or a sentence saying why it cannot be read (the password refused, the calendar gone), which "
+            + "waits for the user"
         case .reminders: "u: notifications its items made that are still to fire"
-        case .problems: "as: one sentence per file not read or read in part, naming the file (files larger than "
-            + "\(Limits.calendarFileBytes >> 20) MiB, not regular, links out of the folder, not iCalendar, items refused)"
-        case .lastRead: "s: ISO 8601 time it was last read whole; absent before"
+        case .problems: "as: one sentence per file or item not read or read in part, naming it (larger than "
+            + "\(Limits.calendarFileBytes >> 20) MiB, not regular, links out of the folder, not iCalendar, items refused, "
+            + "a press the server would not take)"
+        case .lastRead: "s: ISO 8601 time a folder was last read whole; absent before"
         case .lastReadTimestamp: "x: the same as Unix time"
+        case .user: "s: CalDAV: the user it is read as"
+        case .shareDismissals: "b: CalDAV: whether a dismissal is written to the server for every device"
+        case .interval: "u: CalDAV: seconds between syncs"
+        case .lastSync: "s: CalDAV: ISO 8601 time of the last sync that ended well; absent before"
+        case .lastSyncTimestamp: "x: the same as Unix time"
+        case .error: "s: CalDAV: why the last sync did not end well, one sentence; absent when it did"
+        case .queued: "u: CalDAV: presses still to be written to the server (sent at the next sync it answers)"
         }
     }
+}
+
+/// The keys of a calendar DiscoverCalendars found.
+public enum DiscoveredKey: String, CaseIterable, Sendable {
+    case location, name, components, writable, color
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .location: "s: its URL, as AddCalendar takes it"
+        case .name: "s: its display name"
+        case .components: "as: what it holds (VEVENT, VTODO); empty when the server does not say"
+        case .writable: "b: whether the user may change its items (what is pressed is written back)"
+        case .color: "s: its colour as the server gives it (#RRGGBB); absent when none"
+        }
+    }
+}
+
+/// The keys of a CalDAV calendar's sync report (SyncCalendar).
+public enum SyncReportKey: String, CaseIterable, Sendable {
+    case name, new, updated, removed, sent, error
+
+    /// The key's type and meaning, as the contract file says them.
+    public var summary: String {
+        switch self {
+        case .name: "s: the calendar"
+        case .new: "u: reminders new from the server"
+        case .updated: "u: reminders changed by it"
+        case .removed: "u: reminders gone with their items"
+        case .sent: "u: presses written into their items"
+        case .error: "s: why the sync did not end well, one sentence; absent when it did"
+        }
+    }
+}
+
+/// CalDAV calendars' defaults, as the contract states them.
+public enum CalDAVDefaults {
+    /// Seconds between syncs: five minutes, as Thunderbird's default.
+    public static let interval = 300
+    /// The shortest interval a calendar may ask for.
+    public static let shortestInterval = 5
 }

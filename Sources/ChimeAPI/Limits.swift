@@ -30,6 +30,9 @@ public enum Limits {
     public static let nextFireCount: ClosedRange<UInt32> = 1...1000
     /// Bytes of one file of a calendar folder: a larger one is named in chime calendar list, not read.
     public static let calendarFileBytes = 1 << 20
+    /// Bytes of one answer of a CalDAV server (a listing, a chunk of items): more is refused
+    /// as it arrives, and the sync tried again later.
+    public static let caldavResponseBytes = 64 << 20
     /// Calendars chimed follows at once.
     public static let calendars = 64
     /// Reminders one calendar item may make: its alarms, for its start and each RDATE.

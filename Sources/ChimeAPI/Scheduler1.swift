@@ -139,15 +139,43 @@ public enum Scheduler1 {
 
     public static let addCalendar = MethodDeclaration(
         "AddCalendar", in: ["location": "s", "options": "a{sv}"], out: ["calendar": "a{sv}"],
-        "Follows a calendar: location is a vdir folder (absolute path), read now and then whenever a file in it is written, "
-            + "replaced or removed (inotify); each VEVENT and VTODO is scheduled as ImportICalendar does, and a file removed "
-            + "or an item taken out of one takes its reminders with it. options: name (s; default the folder's name). "
-            + "Returns the calendar as Calendars describes it. InvalidArgs (location or name) for a path that is not a "
-            + "readable folder, a folder of calendar folders (the sentence names them), or a name or folder followed already.")
+        "Follows a calendar. A vdir folder (location an absolute path) is read now and then whenever a file in it is written, "
+            + "replaced or removed (inotify). A CalDAV collection (location an https:// URL, or http:// to this machine, as "
+            + "DiscoverCalendars gives it) is synced now and then every interval, and what is pressed on its reminders is "
+            + "written back into its items. Each VEVENT and VTODO is scheduled as ImportICalendar does, and an item removed "
+            + "takes its reminders with it. options: name (s; default the folder's or collection's name); for CalDAV: user (s, "
+            + "required), password (s; stored in the Secret Service, never in chimed's files) or passwordCommand (s; run with "
+            + "/bin/sh -c at each sync that needs it, its first line the password), ca (s; a PEM file of the CAs trusted for "
+            + "this server), shareDismissals (b; default true: a dismissal is written to the server, so every device stops "
+            + "ringing that alarm; false keeps dismissals on this machine), interval (u; seconds between syncs, default "
+            + "\(CalDAVDefaults.interval), at least \(CalDAVDefaults.shortestInterval)). Returns the calendar as Calendars "
+            + "describes it, once read (a CalDAV calendar: once its first sync ended, well or not). InvalidArgs (location, name "
+            + "or an option) for a path that is not a readable folder, a folder of calendar folders (the sentence names them), "
+            + "plain http to another machine, or a name or location followed already; Failed when the keyring cannot store "
+            + "the password.")
+    public static let discoverCalendars = MethodDeclaration(
+        "DiscoverCalendars", in: ["location": "s", "options": "a{sv}"], out: ["calendars": "aa{sv}"],
+        "The calendars of a CalDAV account, found from its server's address (RFC 6764 /.well-known/caldav, "
+            + "current-user-principal, calendar-home-set), or the one calendar location is: "
+            + describe(DiscoveredKey.allCases.map { ($0.rawValue, $0.summary) }) + ". options: user (s, required), password "
+            + "(s) or passwordCommand (s), ca (s), as AddCalendar takes them; nothing is stored. InvalidArgs for an address "
+            + "that is not a CalDAV server (the sentence says what it answered); Failed when the password is refused.")
+    public static let syncCalendar = MethodDeclaration(
+        "SyncCalendar", in: ["name": "s"], out: ["reports": "aa{sv}"],
+        "Syncs CalDAV calendar name now (every CalDAV calendar when name is empty) and answers once done, one report each: "
+            + describe(SyncReportKey.allCases.map { ($0.rawValue, $0.summary) }) + ". NotFound when no CalDAV calendar has "
+            + "that name; Failed for a folder, which is read as its files change.")
+    public static let setCalendarPassword = MethodDeclaration(
+        "SetCalendarPassword", in: ["name": "s", "password": "s"], out: ["report": "a{sv}"],
+        "Stores a new password for the user of CalDAV calendar name in the Secret Service (for every calendar of that user "
+            + "on that server) and syncs it; answers the sync's report as SyncCalendar does. NotFound when no CalDAV "
+            + "calendar has that name; Failed for one whose password comes from its passwordCommand, or when the keyring "
+            + "cannot store it.")
     public static let removeCalendar = MethodDeclaration(
         "RemoveCalendar", in: ["name": "s"], out: ["removed": "u"],
-        "Stops following calendar name and cancels the reminders its files made; returns how many. The files are left as "
-            + "they are. NotFound when no calendar has that name.")
+        "Stops following calendar name and cancels the reminders its items made; returns how many. The files, or the "
+            + "items on the server, are left as they are; the password chimed stored for a CalDAV calendar goes from the "
+            + "keyring once no other calendar of that user on that server needs it. NotFound when no calendar has that name.")
     public static let calendars = MethodDeclaration(
         "Calendars", out: ["calendars": "aa{sv}"],
         "The calendars followed, by name: " + describe(CalendarKey.allCases.map { ($0.rawValue, $0.summary) }) + ".")
@@ -156,7 +184,7 @@ public enum Scheduler1 {
         presentNow, presentNowSimple, schedule, scheduleSimple, cancel, cancelAll, cancelMatching, get, getJSON, list,
         listJSON, history, historyJSON, historyOf, nextFireTimes, nextFireTimestamps, occurrences, skip, status, setBadge, getBadge,
         invokeAction, getAppSettings, update, updateSimple, snooze, importICalendar, importICalendarPart,
-        exportICalendar, addCalendar, removeCalendar, calendars,
+        exportICalendar, addCalendar, removeCalendar, calendars, discoverCalendars, syncCalendar, setCalendarPassword,
     ]
 
     /// The method called `name`, nil when there is none.

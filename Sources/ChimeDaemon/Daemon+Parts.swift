@@ -59,7 +59,8 @@ extension Daemon {
         let signals = ServiceSignals(connection: connection, logger: logger)
         let launcher = AppLauncher(connection: connection, logger: logger, placement: inputs.commands.placement)
         let calendars = Calendars(Calendars.Context(store: store, commits: commits, schedule: schedule, loop: inputs.loop,
-                                                    settings: inputs.settings, logger: logger, now: inputs.now))
+                                                    settings: inputs.settings, logger: logger, now: inputs.now),
+                                  passwords: Passwords(bus: connection, loop: inputs.loop, logger: logger))
         let presses = PressHandler(store: store, schedule: schedule, commits: commits, commands: inputs.commands, calendars: calendars,
                                    launcher: launcher, badges: badges, signals: signals, lock: lock, logger: logger,
                                    now: inputs.now)
@@ -87,6 +88,14 @@ extension Daemon {
         }
         fireTimer.onFired = fired
         places.onFired = { notification in fired(notification, 0, true) }
+        // A calendar trouble the user must mend (a password refused) is told once, as Chime's own word.
+        calendars.onTrouble = { [unowned presenter] sentence in
+            var alert = Alert(title: "Chime: a calendar needs you")
+            alert.body = sentence
+            presenter.announce(alert)
+        }
+        calendars.onDoneElsewhere = { [unowned presenter] ids in presenter.closeDoneElsewhere(ids: ids) }
+        calendars.shown = { [unowned presenter] in presenter.onScreenOccurrences() }
         return DaemonParts(presenter: presenter, schedule: schedule, fireTimer: fireTimer, places: places, badges: badges,
                            signals: signals, presses: presses, lock: lock, calendars: calendars, methods: methods)
     }

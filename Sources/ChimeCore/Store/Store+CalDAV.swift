@@ -3,10 +3,8 @@ import FoundationEssentials
 /// How a CalDAV calendar is reached. Its password is never here: it is in the Secret
 /// Service, or printed by `passwordCommand`.
 public struct CalDAVSettings: Hashable, Sendable {
-    /// Syncs of an idle calendar: every five minutes, as Thunderbird's default.
+    /// Seconds between syncs unless the calendar says otherwise (ChimeAPI's CalDAVDefaults says the same).
     public static let defaultInterval = 300
-    /// The shortest interval a calendar may ask for.
-    public static let shortestInterval = 5
 
     public var user: String
     /// A command that prints the password (`pass show dav`); nil: the Secret Service holds it.

@@ -30,7 +30,8 @@ extension DaemonStatus {
         categories = config.categories.keys.sorted()
         appSettings = UInt32(clamping: config.apps.count)
         configErrors = config.errors
-        self.calendars = UInt32(clamping: calendars.folders.count)
-        calendarProblems = UInt32(clamping: calendars.folders.reduce(0) { $0 + $1.problems.count + ($1.state == .watching || $1.state == .reading ? 0 : 1) })
+        self.calendars = UInt32(clamping: calendars.names.count)
+        calendarProblems = UInt32(clamping: calendars.folders.reduce(0) { $0 + $1.problems.count + ($1.state == .watching || $1.state == .reading ? 0 : 1) }
+            + calendars.collections.reduce(0) { $0 + $1.problems.count + ($1.state == .synced || $1.state == .syncing ? 0 : 1) })
     }
 }

@@ -73,6 +73,9 @@ final class MethodTable {
             (Scheduler1.addCalendar, .later(addCalendar)),
             (Scheduler1.removeCalendar, .later(removeCalendar)),
             (Scheduler1.calendars, .now(listCalendars)),
+            (Scheduler1.discoverCalendars, .later(discoverCalendars)),
+            (Scheduler1.syncCalendar, .later(syncCalendar)),
+            (Scheduler1.setCalendarPassword, .later(setCalendarPassword)),
         ]
     }
 

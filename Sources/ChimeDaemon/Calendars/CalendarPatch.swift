@@ -167,6 +167,33 @@ struct CalendarPatch {
         return alarmUID
     }
 
+    // MARK: - Reading
+
+    /// Whether the occurrence of the alarm `alarm` of item `uid` that rang at `rang` is done
+    /// by what this text says: the item gone, completed or cancelled, or the alarm (or, as
+    /// Thunderbird writes it, the item) acknowledged at or after it rang. Another device's
+    /// press, read in a sync, so closes the popup this one shows.
+    func isDone(uid: String, recurrence: String, alarm: String, rang: Date) -> Bool {
+        guard let item = try? find(uid: uid, recurrence: recurrence) else { return true }
+        let own = ownLines(of: item)
+        let status = own.first { lines[$0].name == "STATUS" }.map { lines[$0].value.uppercased() }
+        if status == "COMPLETED" || status == "CANCELLED" { return true }
+        var acknowledged = own.filter { lines[$0].name == "X-MOZ-LASTACK" }.compactMap { Self.instant(lines[$0].value) }
+        if !alarm.isEmpty, let range = try? alarmRange(alarm, in: item) {
+            acknowledged += ownLines(of: range).filter { lines[$0].name == "ACKNOWLEDGED" }.compactMap { Self.instant(lines[$0].value) }
+        }
+        return acknowledged.contains { $0 >= rang }
+    }
+
+    /// The instant of a UTC DATE-TIME value (`20261129T084500Z`); nil for any other form.
+    static func instant(_ value: String) -> Date? {
+        let digits = Array(value.utf8)
+        guard digits.count == 16, digits[8] == UInt8(ascii: "T"), digits[15] == UInt8(ascii: "Z"),
+              let date = Int(value.prefix(8)), let time = Int(value.dropFirst(9).prefix(6)) else { return nil }
+        return LocalDateTime(year: date / 10000, month: date / 100 % 100, day: date % 100,
+                             hour: time / 10000, minute: time / 100 % 100, second: time % 100).date(in: .utc)
+    }
+
     // MARK: - Finding
 
     /// The lines of the VEVENT or VTODO with `uid` and `recurrence` (empty: none), BEGIN to END.

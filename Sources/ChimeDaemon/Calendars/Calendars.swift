@@ -5,9 +5,11 @@ import EventLoop
 import FoundationEssentials
 import Glibc
 import Logging
+import WebDAV
 
 /// The calendars chimed follows (``CalendarSource``), as `chime calendar` adds, lists and
-/// removes them: each read into the schedule and followed live.
+/// removes them: each read into the schedule and followed live: folders as inotify reports
+/// their files changed, CalDAV collections by syncing.
 final class Calendars {
     /// What a calendar reads into: the store, the schedule, the loop, the config.
     struct Context {
@@ -22,15 +24,43 @@ final class Calendars {
 
     private let context: Context
     private(set) var folders: [VdirFolder] = []
+    private(set) var collections: [CalDAVCalendar] = []
+    /// Where CalDAV passwords come from.
+    let passwords: Passwords
+    /// libcurl, loaded when a CalDAV calendar first syncs: a chimed without one loads none.
+    private var client: HTTPClient?
+    /// A sentence about a calendar the user must act on (a notification tells it).
+    var onTrouble: ((String) -> Void)?
+    /// Notifications whose popups show what another device has done: they close.
+    var onDoneElsewhere: (([String]) -> Void)?
+    /// The popups on screen: each notification's id and when it rang.
+    var shown: () -> [(id: String, rang: Date)] = { [] }
     /// The names of the calendars the config names (`[Calendar NAME]`), followed while it does.
     private(set) var configured: Set<String> = []
     /// Called after each batch of files a folder reads is merged (the tests await it).
     var onRead: (() -> Void)? {
-        didSet { for folder in folders { folder.onRead = onRead } }
+        didSet {
+            for folder in folders { folder.onRead = onRead }
+            for collection in collections { collection.onRead = onRead }
+        }
     }
 
-    init(_ context: Context) {
+    init(_ context: Context, passwords: Passwords) {
         self.context = context
+        self.passwords = passwords
+    }
+
+    /// The names of every calendar followed.
+    var names: [String] { (folders.map(\.calendar.name) + collections.map(\.calendar.name)).sorted() }
+
+    /// The HTTP client the collections share (one connection cache), made on first use.
+    func httpClient() -> HTTPClient { http() }
+
+    private func http() -> HTTPClient {
+        if let client { return client }
+        let made = HTTPClient(loop: context.loop)
+        client = made
+        return made
     }
 
     /// Follows the calendars stored and those the config names, once chimed has answered
@@ -38,7 +68,7 @@ final class Calendars {
     func start() {
         do {
             // One added before this (by the call that started chimed) is followed already.
-            for calendar in try context.store.calendars() where !folders.contains(where: { $0.calendar.name == calendar.name }) {
+            for calendar in try context.store.calendars() where !names.contains(calendar.name) {
                 follow(calendar)
             }
         } catch {
@@ -57,12 +87,12 @@ final class Calendars {
             unfollowConfigured(name)
         }
         for (name, entry) in wanted.sorted(by: { $0.key < $1.key }) {
-            if let followed = folders.first(where: { $0.calendar.name == name }) {
+            if names.contains(name) {
                 guard configured.contains(name) else {
                     context.logger.warning("The config's [Calendar \(name)] is not followed: chime calendar add follows a calendar of that name already.")
                     continue
                 }
-                if followed.calendar.location == Self.resolved(entry.folder) { continue }
+                if folders.first(where: { $0.calendar.name == name })?.calendar.location == Self.resolved(entry.folder) { continue }
                 unfollowConfigured(name)
             }
             if let same = folders.first(where: { $0.calendar.location == Self.resolved(entry.folder) }) {
@@ -77,9 +107,9 @@ final class Calendars {
 
     /// Stops following the config's calendar `name` and cancels what its files made.
     private func unfollowConfigured(_ name: String) {
-        guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else { return }
+        guard names.contains(name) else { return }
         do {
-            try unfollow(at: index, detail: "Its calendar \(name) left the config.") { [logger = context.logger] result in
+            try unfollow(name, detail: "Its calendar \(name) left the config.") { [logger = context.logger] result in
                 if case .failure(let error) = result { logger.error("Cannot cancel the reminders of calendar \(name): \(error)") }
             }
             configured.remove(name)
@@ -89,19 +119,32 @@ final class Calendars {
         context.logger.info("No longer following calendar \(name): the config no longer names it.")
     }
 
-    /// Stops following the calendar at `index` of ``folders`` and cancels what its files
-    /// made, with `also` in the same transaction; `done` hears the ids cancelled.
-    private func unfollow(at index: Int, detail: String, also: ((Store.Transaction) throws -> Void)? = nil,
-                          done: @escaping (Result<[String], StoreError>) -> Void) throws(DBusError) {
-        let ids = try madeIDs(of: folders[index])
-        let folder = folders.remove(at: index)
-        folder.stop()
-        context.schedule.cancel(ids: ids, at: context.now(), detail: detail, also: also, done: done)
+    /// Stops following calendar `name` and cancels what its items made, with `also` in the
+    /// same transaction; `done` hears the ids cancelled. The calendar, returned, is followed
+    /// again by ``follow(_:)`` should the cancel fail.
+    @discardableResult
+    private func unfollow(_ name: String, detail: String, also: ((Store.Transaction) throws -> Void)? = nil,
+                          done: @escaping (Result<[String], StoreError>) -> Void) throws(DBusError) -> CalendarSource? {
+        let calendar: CalendarSource
+        if let index = folders.firstIndex(where: { $0.calendar.name == name }) {
+            calendar = folders[index].calendar
+            let ids = try madeIDs(of: calendar)
+            folders.remove(at: index).stop()
+            context.schedule.cancel(ids: ids, at: context.now(), detail: detail, also: also, done: done)
+        } else if let index = collections.firstIndex(where: { $0.calendar.name == name }) {
+            calendar = collections[index].calendar
+            let ids = try madeIDs(of: calendar)
+            collections.remove(at: index).stop()
+            context.schedule.cancel(ids: ids, at: context.now(), detail: detail, also: also, done: done)
+        } else {
+            return nil
+        }
+        return calendar
     }
 
-    /// The notifications the files of `folder` made, scheduled or done.
-    private func madeIDs(of folder: VdirFolder) throws(DBusError) -> [String] {
-        try context.commits.read { () throws(StoreError) in try context.store.linkedIDs(inFolder: folder.calendar.location) }
+    /// The notifications the items of `calendar` made, scheduled or done.
+    private func madeIDs(of calendar: CalendarSource) throws(DBusError) -> [String] {
+        try context.commits.read { () throws(StoreError) in try context.store.linkedIDs(inFolder: calendar.location) }
             .values.flatMap { $0 }
     }
 
@@ -113,10 +156,21 @@ final class Calendars {
     }
 
     private func follow(_ calendar: CalendarSource) {
-        let folder = VdirFolder(calendar, parts: context)
-        folder.onRead = onRead
-        folders.append(folder)
-        folder.start()
+        switch calendar.kind {
+        case .vdir:
+            let folder = VdirFolder(calendar, parts: context)
+            folder.onRead = onRead
+            folders.append(folder)
+            folder.start()
+        case .caldav:
+            let collection = CalDAVCalendar(calendar, parts: context, http: { [unowned self] in self.http() }, passwords: passwords)
+            collection.onRead = onRead
+            collection.onTrouble = { [unowned self] sentence in self.onTrouble?(sentence) }
+            collection.onDoneElsewhere = { [unowned self] ids in self.onDoneElsewhere?(ids) }
+            collection.shown = { [unowned self] in self.shown() }
+            collections.append(collection)
+            collection.start()
+        }
     }
 
     /// Follows the vdir folder at `location` under `name` (empty: the folder's own name);
@@ -128,10 +182,10 @@ final class Calendars {
         if let same = folders.first(where: { $0.calendar.location == path }) {
             throw .invalidArgs("location: '\(path)' is followed already, as \(same.calendar.name).")
         }
-        if folders.contains(where: { $0.calendar.name == name }) {
+        if names.contains(name) {
             throw .invalidArgs("name: '\(name)' is the name of a calendar followed already; give this one another.")
         }
-        guard folders.count < Limits.calendars else {
+        guard names.count < Limits.calendars else {
             throw .invalidArgs("location: chimed follows at most \(Limits.calendars) calendars; remove one first.")
         }
         let calendar = CalendarSource(name: name, kind: .vdir, location: path, added: context.now())
@@ -150,7 +204,117 @@ final class Calendars {
         }
     }
 
-    /// Stops following calendar `name` and cancels the reminders its files made; `done`
+    /// Follows the CalDAV collection at `url` under `name` (empty: the collection's last
+    /// path segment) with `settings`; `password`, when given, is stored in the Secret Service
+    /// first (never in chimed's store). `done` hears the calendar once stored; its first sync
+    /// is then under way. InvalidArgs names what is wrong.
+    func add(collection url: String, name: String, settings: CalDAVSettings, password: String?,
+             done: @escaping (Result<CalDAVCalendar, DBusError>) -> Void) throws(DBusError) {
+        let location = try Self.collectionURL(url)
+        let name = name.isEmpty ? (location.split(separator: "/").last.map { String($0).removingPercentEncoding ?? String($0) } ?? "calendar") : name
+        try Self.check(name: name)
+        if let same = collections.first(where: { DAVURL.collectionKey($0.calendar.location) == DAVURL.collectionKey(location) }) {
+            throw .invalidArgs("location: '\(location)' is followed already, as \(same.calendar.name).")
+        }
+        if names.contains(name) {
+            throw .invalidArgs("name: '\(name)' is the name of a calendar followed already; give this one another.")
+        }
+        guard names.count < Limits.calendars else {
+            throw .invalidArgs("location: chimed follows at most \(Limits.calendars) calendars; remove one first.")
+        }
+        guard !settings.user.isEmpty else { throw .invalidArgs("user: a CalDAV calendar needs the user it is read as.") }
+        if let ca = settings.ca, access(ca, R_OK) != 0 {
+            throw .invalidArgs("ca: '\(ca)' cannot be read: \(String(cString: strerror(errno))).")
+        }
+        let calendar = CalendarSource(name: name, kind: .caldav, location: location, added: context.now(), caldav: settings)
+        let stored = { [unowned self] in
+            var added = false
+            self.context.commits.stage({ [store = self.context.store] db in added = try store.addCalendar(calendar, in: db) }) { [unowned self] result in
+                switch result {
+                case .success where added:
+                    self.follow(calendar)
+                    self.context.logger.info("Following calendar \(name): \(location) as \(settings.user).")
+                    done(.success(self.collections[self.collections.count - 1]))
+                case .success:
+                    done(.failure(.invalidArgs("name: a calendar named \(name) or at \(location) is followed already.")))
+                case .failure(let error):
+                    done(.failure(.refused("Not added", error)))
+                }
+            }
+        }
+        guard let password, settings.passwordCommand == nil else { return stored() }
+        passwords.store(url: Self.origin(location), user: settings.user, password: password) { result in
+            switch result {
+            case .success: stored()
+            case .failure(let failure): done(.failure(DBusError(name: ChimeError.failed, message: failure.description)))
+            }
+        }
+    }
+
+    /// Stores a new password for CalDAV calendar `name`'s user and syncs it; `done` hears the sync.
+    func setPassword(_ password: String, for name: String, done: @escaping (Result<CalDAVCalendar.Report, DBusError>) -> Void) throws(DBusError) {
+        guard let collection = collections.first(where: { $0.calendar.name == name }), let settings = collection.calendar.caldav else {
+            throw DBusError(name: ChimeError.notFound, message: "No CalDAV calendar is named '\(name)'.")
+        }
+        guard settings.passwordCommand == nil else {
+            throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' takes its password from its command (\(settings.passwordCommand ?? "")); change what that prints.")
+        }
+        passwords.store(url: Self.origin(collection.calendar.location), user: settings.user, password: password) { [unowned self] result in
+            switch result {
+            case .success:
+                for other in self.collections where other.calendar.caldav?.user == settings.user
+                    && DAVURL.sameOrigin(other.calendar.location, collection.calendar.location) {
+                    other.forgetPassword()
+                    if other !== collection { other.sync() }
+                }
+                collection.sync { done(.success($0)) }
+            case .failure(let failure):
+                done(.failure(DBusError(name: ChimeError.failed, message: failure.description)))
+            }
+        }
+    }
+
+    /// Syncs calendar `name` now (every CalDAV calendar when empty); `done` hears each one's report.
+    func sync(name: String, done: @escaping (Result<[(String, CalDAVCalendar.Report)], DBusError>) -> Void) throws(DBusError) {
+        let chosen = name.isEmpty ? collections : collections.filter { $0.calendar.name == name }
+        guard !chosen.isEmpty else {
+            if folders.contains(where: { $0.calendar.name == name }) {
+                throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' is a folder, read as its files change; only CalDAV calendars sync.")
+            }
+            throw DBusError(name: ChimeError.notFound, message: name.isEmpty ? "No CalDAV calendar is followed." : "No calendar is named '\(name)'.")
+        }
+        var reports: [(String, CalDAVCalendar.Report)] = []
+        for collection in chosen {
+            collection.sync { report in
+                reports.append((collection.calendar.name, report))
+                if reports.count == chosen.count { done(.success(reports.sorted { $0.0 < $1.0 })) }
+            }
+        }
+    }
+
+    /// A collection's URL, without its last slash: https, or http to this machine only
+    /// (a password over plain http to another would be readable on the way).
+    static func collectionURL(_ url: String) throws(DBusError) -> String {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), DAVURL.path(of: url) != nil else {
+            throw .invalidArgs("location: '\(url)' is neither a folder (an absolute path) nor an https:// address.")
+        }
+        if lower.hasPrefix("http://"), !DAVURL.isLoopback(url) {
+            throw .invalidArgs("location: '\(url)' is plain http, which would send the password unencrypted; use https://.")
+        }
+        var location = url
+        while location.hasSuffix("/") { location.removeLast() }
+        return location
+    }
+
+    /// `https://host:port` of `url`: the account a password is stored for.
+    static func origin(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        return String(url[..<scheme.upperBound]) + String(rest.prefix { $0 != "/" })
+    }
+
+    /// Stops following calendar `name` and cancels the reminders its items made; `done`
     /// hears how many. NotFound when no calendar has that name.
     func remove(name: String, done: @escaping (Result<Int, DBusError>) -> Void) throws(DBusError) {
         if configured.contains(name) {
@@ -158,22 +322,28 @@ final class Calendars {
             throw DBusError(name: ChimeError.failed, message: "Calendar '\(name)' is named in the config file (\(context.settings.config.path)\(line)): "
                 + "remove its [Calendar \(name)] group there, then reload chimed (systemctl --user reload chimed.service).")
         }
-        guard let index = folders.firstIndex(where: { $0.calendar.name == name }) else {
-            let names = folders.map(\.calendar.name)
+        guard names.contains(name) else {
             throw DBusError(name: ChimeError.notFound, message: "No calendar is named '\(name)'"
                 + (names.isEmpty ? "; none is followed." : "; those followed are \(names.joined(separator: ", "))."))
         }
-        let (folder, store) = (folders[index], context.store)
-        try unfollow(at: index, detail: "Its calendar \(name) was removed.", also: { db in
+        let store = context.store
+        var removed: CalendarSource?
+        removed = try unfollow(name, detail: "Its calendar \(name) was removed.", also: { db in
             _ = try store.removeCalendar(named: name, in: db)
         }) { [unowned self] result in
             switch result {
-            case .success(let removed):
-                self.context.logger.info("No longer following calendar \(name); \(removed.count) reminders removed.")
-                done(.success(removed.count))
+            case .success(let ids):
+                self.context.logger.info("No longer following calendar \(name); \(ids.count) reminders removed.")
+                if let account = removed?.caldav, account.passwordCommand == nil, let location = removed?.location,
+                   !self.collections.contains(where: { $0.calendar.caldav?.user == account.user && DAVURL.sameOrigin($0.calendar.location, location) }) {
+                    self.passwords.delete(url: Self.origin(location), user: account.user) { [logger = self.context.logger] result in
+                        if case .failure(let failure) = result { logger.warning("The password of calendar \(name) stays in the keyring: \(failure)") }
+                    }
+                }
+                done(.success(ids.count))
             case .failure(let error):
                 // Still stored: followed again, as it was.
-                self.follow(folder.calendar)
+                if let removed { self.follow(removed) }
                 done(.failure(.refused("Not removed", error)))
             }
         }
@@ -182,7 +352,9 @@ final class Calendars {
     /// How many reminders each calendar's files made that are still to fire, by name.
     func reminderCounts() -> [String: Int] {
         var counts: [String: Int] = [:]
-        for folder in folders { counts[folder.calendar.name] = ((try? madeIDs(of: folder)) ?? []).filter(context.schedule.isScheduled).count }
+        for calendar in folders.map(\.calendar) + collections.map(\.calendar) {
+            counts[calendar.name] = ((try? madeIDs(of: calendar)) ?? []).filter(context.schedule.isScheduled).count
+        }
         return counts
     }
 
@@ -205,6 +377,7 @@ final class Calendars {
     /// Whether a followed folder holds the file `link` came from.
     func follows(_ link: CalendarLink) -> Bool {
         folders.contains { $0.calendar.file(ofSource: link.source) != nil }
+            || collections.contains { $0.calendar.file(ofSource: link.source) != nil }
     }
 
     /// Writes `press` into the file `link` came from, when a followed folder holds it; the
@@ -213,6 +386,9 @@ final class Calendars {
     /// what was pressed stays in chimed's store all the same.
     @discardableResult
     func write(_ press: Press, for link: CalendarLink, at instant: Date) -> String? {
+        if let collection = collections.first(where: { $0.calendar.file(ofSource: link.source) != nil }) {
+            return collection.write(press, for: link, at: instant)
+        }
         guard let folder = folders.first(where: { $0.calendar.file(ofSource: link.source) != nil }),
               let name = folder.calendar.file(ofSource: link.source) else { return nil }
         var alarm = link.alarm

@@ -21,6 +21,8 @@ final class Delivery {
         case snooze
         /// A takeover found it gone from the screen: its copy is closed at once.
         case takeover
+        /// Done on another device: its calendar's sync said so.
+        case elsewhere
     }
 
     var stored: StoredDelivery

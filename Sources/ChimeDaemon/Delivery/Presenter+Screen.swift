@@ -34,6 +34,34 @@ extension Presenter {
         }
     }
 
+    /// Takes the popups of `ids` off the screen: another device did what they ask (a sync
+    /// of their calendar read it completed or acknowledged). Not a dismissal here: nothing
+    /// is written back for it.
+    func closeDoneElsewhere(ids: [String]) {
+        let done = Set(ids)
+        for delivery in deliveries.values where done.contains(delivery.stored.id) {
+            markPressed(delivery)
+            delivery.closer = .elsewhere
+            switch delivery.state {
+            case .shown(let serverID):
+                server.close(serverID: serverID)
+            case .waiting:
+                discard(delivery)
+            case .sent:
+                delivery.withdrawn = true
+                guard delivery.durable else { continue }
+                delivery.durable = false
+                let seq = delivery.seq
+                stage("forget the delivery of \(delivery.stored.id)") { store, db in try store.deleteDelivery(seq: seq, in: db) }
+            }
+        }
+    }
+
+    /// The occurrences on screen or on their way there: each notification's id and when it rang.
+    func onScreenOccurrences() -> [(id: String, rang: Date)] {
+        deliveries.values.filter { $0.stored.kind == .scheduled && !$0.pressed }.map { ($0.stored.id, $0.stored.due) }
+    }
+
     func handle(_ event: NotificationClient.Event) {
         switch event {
         case .ownerChanged:
@@ -121,6 +149,10 @@ extension Presenter {
                               detail: "Closed after '\(label)' was pressed.")
         case .snooze:
             closing = Closing(id: delivery.stored.id, reason: 2, alert: alert, kind: delivery.stored.kind, detail: "Snoozed.")
+        case .elsewhere:
+            // Closed by Chime, as CloseNotification would: reason 3.
+            closing = Closing(id: delivery.stored.id, reason: 3, alert: alert, kind: delivery.stored.kind,
+                              detail: "Done on another device, as its calendar says.")
         case .takeover:
             // Whether it expired or the user closed it, nobody heard: undefined, reason 4.
             closing = Closing(id: delivery.stored.id, reason: 4, alert: alert, kind: delivery.stored.kind,

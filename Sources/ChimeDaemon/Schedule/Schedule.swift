@@ -368,6 +368,11 @@ final class Schedule {
         while try !store.insert(notification, in: db) { notification.id = freshID() }
     }
 
+    /// The earliest time any of `ids` fires next.
+    func earliestFire(among ids: [String]) -> Date? {
+        ids.compactMap { dueTimes[$0] }.min()
+    }
+
     /// Puts a stored notification in the heap, or in the place watch.
     private func track(_ notification: ScheduledNotification) {
         if places?.watch(notification) == true { return }
