@@ -157,3 +157,8 @@ func trimmingSpace(_ text: String) -> String {
     guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
     return String(decoding: utf8[first...last], as: UTF8.self)
 }
+
+/// `text`, or nil when it is empty.
+func nonEmpty(_ text: String) -> String? {
+    text.isEmpty ? nil : text
+}
