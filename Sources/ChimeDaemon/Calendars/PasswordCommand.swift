@@ -45,6 +45,7 @@ final class PasswordCommand {
     private static let readsPerTurn = 16
     private static let chunk = 65_536
 
+    /// A run from `loop`, within `limits`; ``start(_:done:)`` starts it.
     init(loop: EventLoop, limits: Passwords.Limits) {
         self.loop = loop
         self.limits = limits
@@ -77,7 +78,8 @@ final class PasswordCommand {
         errors = Stream(fd: err[0])
         guard status == 0 else {
             pid = 0
-            return finish(.failure(PasswordFailure("The PasswordCommand= cannot be started: /bin/sh: \(String(cString: strerror(status))).")))
+            let why = String(cString: strerror(status))
+            return finish(.failure(PasswordFailure("The PasswordCommand= cannot be started: /bin/sh: \(why).")))
         }
         for stream in [output, errors].compactMap({ $0 }) {
             _ = fcntl(stream.fd, F_SETFL, fcntl(stream.fd, F_GETFL) | O_NONBLOCK)
@@ -151,9 +153,9 @@ final class PasswordCommand {
             return finish(.failure(PasswordFailure("The PasswordCommand='s exit status was lost: \(String(cString: strerror(errno))).")))
         }
         if status & 0x7F != 0 {
-            let signal = status & 0x7F
+            let signal = status & 0x7F, said = lastErrorLine().map { ": \($0)" } ?? "."
             return finish(.failure(PasswordFailure(
-                "The PasswordCommand= was ended by signal \(signal) (\(String(cString: strsignal(signal))))\(lastErrorLine().map { ": " + $0 } ?? ".")")))
+                "The PasswordCommand= was ended by signal \(signal) (\(String(cString: strsignal(signal))))\(said)")))
         }
         let code = (status >> 8) & 0xFF
         guard code == 0 else {
@@ -168,7 +170,8 @@ final class PasswordCommand {
         let bytes = output?.bytes ?? [], total = output?.total ?? 0
         guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? (total <= bytes.count ? bytes.endIndex : nil) else {
             return .failure(PasswordFailure(
-                "The PasswordCommand= printed more than \(limits.commandOutputBytes) bytes without a line end; a password is its first line."))
+                "The PasswordCommand= printed more than \(limits.commandOutputBytes) bytes without a line end; "
+                    + "a password is its first line."))
         }
         guard end > 0 else {
             return .failure(PasswordFailure("The PasswordCommand= printed nothing: the password is the first line of its output."))

@@ -7,8 +7,10 @@ import Logging
 /// No sentence ever holds the password, nor the text of a `PasswordCommand=`, which may
 /// hold one (`echo hunter2`).
 struct PasswordFailure: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The sentence.
     var description: String
 
+    /// A failure saying `description`.
     init(_ description: String) {
         self.description = description
     }

@@ -10,8 +10,11 @@ import Logging
 /// ``Passwords/Limits/promptMilliseconds``, then is dismissed. Calls go to the well-known
 /// name; a prompt's signal is taken only from the unique name that handed out the prompt.
 final class SecretService {
+    /// The Secret Service's well-known name on the session bus.
     static let busName = try! BusName("org.freedesktop.secrets")
+    /// The object of `org.freedesktop.Secret.Service`.
     static let servicePath = try! ObjectPath("/org/freedesktop/secrets")
+    /// A prompt's signal, with whether it was dismissed and its result.
     static let completed = try! MemberName("Completed")
     /// The Secret Service API's "no object": no prompt needed, no collection of that alias.
     static let none = try! ObjectPath("/")
@@ -24,12 +27,15 @@ final class SecretService {
         case session = "org.freedesktop.Secret.Session"
         case prompt = "org.freedesktop.Secret.Prompt"
 
+        /// The validated name.
         var name: InterfaceName { InterfaceName(rawValue: rawValue)! }
     }
 
     /// What `SearchItems` found.
     struct Found {
+        /// Items whose secrets can be read now.
         var unlocked: [ObjectPath]
+        /// Items that must be unlocked first.
         var locked: [ObjectPath]
     }
 
@@ -51,6 +57,7 @@ final class SecretService {
     private let logger: Logger
     private let limits: Passwords.Limits
 
+    /// Asks the keyring over `connection`, attached to `loop`.
     init(connection: Connection, loop: EventLoop, logger: Logger, limits: Passwords.Limits) {
         self.connection = connection
         self.loop = loop
@@ -175,7 +182,8 @@ final class SecretService {
                 guard case .objectPath(let prompt) = reply.arguments[1], prompt != Self.none else {
                     return done(.success(paths(reply.arguments[0])))
                 }
-                self.logger.notice("The keyring is locked; waiting up to \(Passwords.seconds(self.limits.promptMilliseconds)) s for its unlock prompt to be answered (\(why)).")
+                let limit = Passwords.seconds(self.limits.promptMilliseconds)
+                self.logger.notice("The keyring is locked; waiting up to \(limit) s for its unlock prompt to be answered (\(why)).")
                 self.complete(prompt, from: reply.sender) { outcome in done(outcome.map(paths)) }
             }
         }
@@ -250,10 +258,12 @@ final class SecretService {
 
     // MARK: - Sentences
 
+    /// The person dismissed the keyring's prompt.
     static let dismissed = PasswordFailure(
         "The keyring's prompt was dismissed, so the keyring stayed locked: unlock it and try again, or give the calendar a "
             + "PasswordCommand=.")
 
+    /// The item went between finding it and using it.
     static let noSuchObject = PasswordFailure("The keyring no longer has the item it found.")
 
     /// The sentence for an error the keyring (or the bus) answered `member` with.

@@ -112,7 +112,8 @@ struct PasswordsTests {
             try watch.answer { passwords.lookup(url: url, user: user, done: $0) }
         }
 
-        func store(_ password: String, url: String = PasswordsTests.url, user: String = PasswordsTests.user) throws -> Result<Void, PasswordFailure> {
+        func store(_ password: String, url: String = PasswordsTests.url,
+                   user: String = PasswordsTests.user) throws -> Result<Void, PasswordFailure> {
             try watch.answer { passwords.store(url: url, user: user, password: password, done: $0) }
         }
 
