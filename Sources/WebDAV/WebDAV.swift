@@ -1,1 +1,0 @@
-// HTTP and WebDAV for CalDAV calendars.
