@@ -1,0 +1,1 @@
+// HTTP and WebDAV for CalDAV calendars.
