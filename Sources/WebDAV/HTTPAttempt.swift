@@ -59,7 +59,7 @@ final class HTTPAttempt {
         // "" offers every encoding this libcurl decodes (gzip, deflate, br, zstd).
         try set(CURLOPT_ACCEPT_ENCODING, "")
         try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, min(10_000, timeoutMilliseconds))
+        try set(CURLOPT_CONNECTTIMEOUT_MS, min(HTTPClient.connectSeconds * 1_000, timeoutMilliseconds))
         try set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try set(CURLOPT_LOW_SPEED_TIME, max(1, request.stallSeconds))

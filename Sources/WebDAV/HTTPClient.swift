@@ -52,7 +52,10 @@ public final class HTTPClient {
         _ = chime_curl_multi_setopt_socket_function(multi, nil)
         _ = chime_curl_multi_setopt_timer_function(multi, nil)
         for easy in attempts.keys { _ = curl_multi_remove_handle(multi, easy) }
-        for transfer in underWay.values { transfer.attempt = nil }
+        for transfer in underWay.values {
+            transfer.attempt = nil
+            transfer.pending = nil
+        }
         _ = curl_multi_cleanup(multi)
     }
 
@@ -87,7 +90,8 @@ public final class HTTPClient {
         case .success(let parsed): address = parsed
         }
         if address.scheme == "http" && transfer.request.hasCredentials && !address.isLoopback {
-            return HTTPFailure(.insecure, "a request to http://\(address.authority) would send the password unencrypted; use https")
+            let what = transfer.request.user != nil || transfer.request.password != nil ? "the password" : "the Authorization field"
+            return HTTPFailure(.insecure, "a request to http://\(address.authority) would send \(what) unencrypted; use https")
         }
         return start(transfer, at: address)
     }

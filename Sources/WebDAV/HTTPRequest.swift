@@ -48,6 +48,9 @@ public struct HTTPRequest: Sendable {
         self.password = password
     }
 
-    /// Whether the request carries credentials.
-    var hasCredentials: Bool { user != nil || password != nil }
+    /// Whether the request carries credentials: a user or password, or an Authorization
+    /// field of the caller's own (a bearer token, say).
+    var hasCredentials: Bool {
+        user != nil || password != nil || headers.contains { $0.name.lowercased() == "authorization" }
+    }
 }
