@@ -1,4 +1,5 @@
 import ChimeCore
+import FoundationEssentials
 
 /// The presenter's side that faces the screen: the server changing, presses, closes.
 extension Presenter {
