@@ -162,18 +162,21 @@ public final class HTTPClient {
     /// each, between an answer, a failure and another attempt.
     private func collectFinished() {
         guard let multi else { return }
-        // All messages first: a completion may cancel another transfer whose message waits.
-        var finished: [(easy: UnsafeMutableRawPointer, code: CURLcode)] = []
+        // All messages first, each with its attempt held: a completion may cancel another
+        // transfer whose message waits, and start one whose new easy handle could reuse the
+        // cancelled one's address.
+        var finished: [(transfer: HTTPTransfer, attempt: HTTPAttempt, code: CURLcode)] = []
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
-            if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
-                finished.append((easy, message.pointee.data.result))
+            if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+               let transfer = attempts[easy], let attempt = transfer.attempt {
+                finished.append((transfer, attempt, message.pointee.data.result))
             }
         }
-        for (easy, code) in finished {
-            guard let transfer = attempts.removeValue(forKey: easy), let attempt = transfer.attempt,
-                  let address = transfer.address else { continue }
-            _ = curl_multi_remove_handle(multi, easy)
+        for (transfer, attempt, code) in finished {
+            guard transfer.attempt === attempt, let address = transfer.address else { continue }
+            attempts[attempt.easy] = nil
+            _ = curl_multi_remove_handle(multi, attempt.easy)
             transfer.attempt = nil
             if code == CURLE_OK {
                 answered(transfer, attempt, at: address)

@@ -340,6 +340,29 @@ struct HTTPClientTests {
         transfer.cancel()
     }
 
+    @Test func aCompletionMayCancelOneTransferAndSendAnother() throws {
+        let peer = try HTTPPeer()
+        let refused = "http://127.0.0.1:\(try unusedPort())/"
+        var events: [String] = []
+        var second: HTTPTransfer?
+        // The first completion cancels the second transfer, whichever state it is in, and
+        // starts a third: only the first and third complete.
+        for name in ["first", "second"] {
+            let transfer = client.send(HTTPRequest(method: "GET", url: refused)) { [client] _ in
+                events.append(name)
+                second?.cancel()
+                second = nil
+                client.send(HTTPRequest(method: "GET", url: peer.url + "/echo")) { result in
+                    events.append("third \((try? result.get().status) ?? -1)")
+                }
+            }
+            if name == "second" { second = transfer }
+        }
+        try run(loop) { events.contains { $0.hasPrefix("third") } }
+        #expect(events == ["first", "third 200"])
+        #expect(client.transfers == 0)
+    }
+
     @Test func aTransferCancelledBeforeItsFailureIsReportedStaysSilent() throws {
         var called = false
         let transfer = client.send(HTTPRequest(method: "GET", url: "ftp://127.0.0.1/")) { _ in called = true }
