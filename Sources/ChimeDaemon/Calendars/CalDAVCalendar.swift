@@ -268,7 +268,9 @@ final class CalDAVCalendar {
                 self.password = nil
                 done(.failure(Trouble(sentence: "The server refused the password of \(self.settings.user) for calendar \(self.calendar.name); "
                                           + "give the right one with chime calendar password \(self.calendar.name).", needsUser: true)))
-            case .success(let response) where response.status == 429 || response.status >= 500:
+            // 501 Not Implemented is no passing trouble but a server without the method or
+            // REPORT (sync-collection is optional, RFC 6578): the caller's own answer decides.
+            case .success(let response) where response.status == 429 || (response.status >= 500 && response.status != 501):
                 let wait = response.retryAfterSeconds(now: self.parts.now()).map { " (it asks to wait \($0) s)" } ?? ""
                 done(.failure(Trouble(sentence: "The server of calendar \(self.calendar.name) answered \(method) with HTTP \(response.status)\(wait).",
                                       needsUser: false)))
