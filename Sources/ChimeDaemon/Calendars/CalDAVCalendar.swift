@@ -220,6 +220,8 @@ final class CalDAVCalendar {
     private struct Trouble: Error {
         var sentence: String
         var needsUser: Bool
+        /// The answer was larger than the request allowed.
+        var tooLarge = false
     }
 
     // MARK: - Requests
@@ -251,12 +253,12 @@ final class CalDAVCalendar {
     /// Sends one request as the calendar's user; `done` hears the answer, or the trouble
     /// (the password refused, the server unreachable, an answer too large).
     private func send(_ method: String, _ url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
-                      seconds: Int = CalDAVCalendar.requestSeconds,
+                      seconds: Int = CalDAVCalendar.requestSeconds, maxBytes: Int = Limits.caldavResponseBytes,
                       done: @escaping (Result<HTTPResponse, Trouble>) -> Void) {
         var request = HTTPRequest(method: method, url: url, headers: headers, body: body, user: settings.user, password: password)
         request.caFile = settings.ca
         request.timeoutSeconds = seconds
-        request.maxResponseBytes = Limits.caldavResponseBytes
+        request.maxResponseBytes = maxBytes
         requests += 1
         var transfer: HTTPTransfer?
         transfer = http().send(request) { [unowned self] result in
@@ -278,7 +280,8 @@ final class CalDAVCalendar {
                 done(.success(response))
             case .failure(let failure):
                 let needsUser = [.tls, .redirect, .insecure, .unavailable].contains(failure.kind)
-                done(.failure(Trouble(sentence: "Calendar \(self.calendar.name): \(failure.description).", needsUser: needsUser)))
+                done(.failure(Trouble(sentence: "Calendar \(self.calendar.name): \(failure.description).", needsUser: needsUser,
+                                      tooLarge: failure.kind == .tooLarge)))
             }
         }
         if let transfer { transfers.append(transfer) }
@@ -296,6 +299,8 @@ final class CalDAVCalendar {
         var whole = false
         /// The server has more changes than it gave (RFC 6578 3.6's 507): sync again.
         var truncated = false
+        /// Items fetched but not read, each with its sentences.
+        var problems: [String: [String]] = [:]
     }
 
     private func list(report: Report) {
@@ -393,10 +398,12 @@ final class CalDAVCalendar {
         fetchChunks(wanted[...], into: [], listing: listing, report: report)
     }
 
+    /// Fetches `names` in chunks of `size` items at most; the size halves on an answer that
+    /// cannot be read and grows back, up to ``chunk``, with each that can.
     private func fetchChunks(_ names: ArraySlice<String>, into fetched: [(name: String, text: String, etag: String?)],
-                             listing: Listing, report: Report) {
+                             listing: Listing, report: Report, size: Int = CalDAVCalendar.chunk) {
         guard !names.isEmpty else { return apply(listing, fetched: fetched, report: report) }
-        let chunk = names.prefix(Self.chunk)
+        let chunk = names.prefix(size)
         let hrefs = chunk.compactMap { DAVURL.path(of: collection + $0) }
         send("REPORT", collection, headers: [("Depth", "1"), ("Content-Type", "application/xml; charset=utf-8")],
              body: DAVBody.multiget(hrefs: hrefs)) { [unowned self] result in
@@ -419,15 +426,45 @@ final class CalDAVCalendar {
                     }
                     // Gone between the listing and the fetch.
                     for name in chunk where !answered.contains(name) { listing.changed[name] = nil }
-                    self.fetchChunks(names.dropFirst(chunk.count), into: fetched, listing: listing, report: report)
+                    self.fetchChunks(names.dropFirst(chunk.count), into: fetched, listing: listing, report: report,
+                                     size: min(Self.chunk, size * 2))
                 } catch {
-                    self.fail(report, Trouble(sentence: "The server of calendar \(self.calendar.name) answered calendar-multiget with \(error).",
-                                              needsUser: false))
+                    // One item can spoil the XML of its whole chunk (a text larger than libxml2
+                    // reads, a control character the server wrote raw): the chunk is asked for
+                    // in halves, so that only that item stays unread, and an item alone by GET.
+                    if chunk.count > 1 {
+                        return self.fetchChunks(names, into: fetched, listing: listing, report: report, size: chunk.count / 2)
+                    }
+                    self.fetchAlone(names, into: fetched, listing: listing, report: report, unreadable: error)
                 }
             case .success(let response):
                 self.fail(report, Trouble(sentence: "The server of calendar \(self.calendar.name) answered calendar-multiget with HTTP \(response.status).",
                                           needsUser: false))
             }
+        }
+    }
+
+    /// Fetches the first of `names` with GET, whose multiget answer was `unreadable`, then
+    /// the rest in chunks; an item larger than a calendar file may be is named, not read.
+    private func fetchAlone(_ names: ArraySlice<String>, into fetched: [(name: String, text: String, etag: String?)],
+                            listing: Listing, report: Report, unreadable: DAVFailure) {
+        guard let name = names.first else { return apply(listing, fetched: fetched, report: report) }
+        send("GET", collection + name, maxBytes: Limits.calendarFileBytes) { [unowned self] result in
+            var (fetched, listing) = (fetched, listing)
+            switch result {
+            case .failure(let trouble) where trouble.tooLarge:
+                listing.problems[name] = ["\(name) is larger than \(Limits.calendarFileBytes >> 20) MiB, so it was not read."]
+            case .failure(let trouble):
+                return self.fail(report, trouble)
+            case .success(let response) where response.status == 200:
+                fetched.append((name, String(decoding: response.body, as: UTF8.self), response.header("etag") ?? listing.changed[name] ?? nil))
+            case .success(let response) where response.status == 404 || response.status == 410:
+                listing.removed.insert(name)
+            case .success(let response):
+                listing.problems[name] = ["\(name) was not read: the server's calendar-multiget answer with it was unreadable "
+                                          + "(\(unreadable)), and GET answered HTTP \(response.status)."]
+            }
+            self.fetchChunks(names.dropFirst(), into: fetched, listing: listing, report: report, size: 2)
         }
     }
 
@@ -455,7 +492,7 @@ final class CalDAVCalendar {
         }
         var changed: [String: CalDAVItemStatus] = [:]
         var texts: [(name: String, text: String)] = []
-        var problems: [String: [String]] = [:]
+        var problems = listing.problems
         for (name, text, etag) in fetched {
             let hash = Self.hash(text)
             if text.utf8.count > Limits.calendarFileBytes {
