@@ -92,6 +92,10 @@ extension CalendarCommand {
             let client = try ChimedClient.connectOrFail()
             let calendars = try client.calendars()
             guard let calendar = calendars.first(where: { $0.isCalDAV && $0.name == name }) else {
+                if calendars.contains(where: { $0.name == name }) {
+                    throw fail(localized("Calendar %1$s is a folder of files, read as they are; only a CalDAV calendar has a password.", name),
+                               ExitStatus.failure)
+                }
                 throw fail(CalendarCommand.unknownCalDAVCalendar(name, among: calendars), ExitStatus.failure)
             }
             // TRANSLATORS: %1$s is the user, %2$s the server, as cloud.example.org.
