@@ -57,8 +57,15 @@ struct CalDAVAdd {
             options.append((CalendarKey.name.rawValue, .string(name)))
             options.append((CalendarKey.shareDismissals.rawValue, .bool(!command.keepDismissalsLocal)))
             if let interval = command.interval { options.append((CalendarKey.interval.rawValue, .uint32(UInt32(interval)))) }
-            let reply = try client.callOrFail(Scheduler1.addCalendar, [.string(calendar.location), .variantDictionary(options)],
-                                              timeoutMilliseconds: ChimedClient.serverTimeoutMilliseconds)
+            let reply: [Value]
+            do {
+                reply = try client.call(Scheduler1.addCalendar, [.string(calendar.location), .variantDictionary(options)],
+                                        timeoutMilliseconds: ChimedClient.serverTimeoutMilliseconds)
+            } catch {
+                // Those added before stay followed: a script reading the JSON hears of them.
+                if command.json { print(JSONText.array(added.map(\.json)).rendered()) }
+                throw client.failure(error, calling: Scheduler1.addCalendar)
+            }
             guard let entries = reply.first?.stringKeyedEntries else {
                 throw fail(localized("chimed answered %1$s with something other than its interface says.", "AddCalendar"), ExitStatus.failure)
             }
