@@ -29,7 +29,7 @@ struct CalDAVAdd {
             found[index].followedAs = followed.first { $0.isCalDAV && Self.sameLocation($0.location, found[index].location) }?.name
         }
         guard !found.isEmpty else {
-            throw fail(localized("The server at %1$s shows %2$s no calendar.", CalDAVAddress.host(url), user), ExitStatus.failure)
+            throw fail(localized("The server at %1$s has no calendar for %2$s.", CalDAVAddress.host(url), user), ExitStatus.failure)
         }
         let asking = command.calendars.isEmpty && !command.all && found.count > 1
         if !command.json || asking { show(found, on: command.json ? 2 : 1) }
