@@ -51,6 +51,22 @@ struct CalDAVCommandTests {
         }
     }
 
+    /// The account the README adds, as a reader adds theirs: the README's command with the
+    /// test server's address, the password typed (here: standard input, not a terminal).
+    static let readmeCommand = "chime calendar add https://cloud.example.org/ --user alice"
+
+    @Test func theReadmesAccountIsAddedAsWritten() throws {
+        #expect(try CalendarClientTests.shellCommands(in: "README.md").contains(Self.readmeCommand))
+        let account = try Account()
+        let command = Self.readmeCommand.replacingOccurrences(of: "https://cloud.example.org/", with: account.server.url)
+        // As a reader's shell runs it, chime found on the PATH.
+        let add = try CalendarClientTests.run(["sh", "-c", command], in: account.session, stdin: "secret\n")
+        #expect(add.stderr.isEmpty, "\(add)")
+        // One calendar: followed without a question.
+        #expect(add.stdout.hasSuffix("Following personal (\(account.location)): 2 reminders to come.\n"), "\(add)")
+        #expect(try account.titles() == ["Dentist", "Barber"])
+    }
+
     @Test func everyCalendarIsFollowedWithThePasswordOnStandardInputAndListedAsSynced() throws {
         let account = try Account()
         let add = try account.add()
