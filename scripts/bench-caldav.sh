@@ -59,7 +59,7 @@ echo "alice:secret" >"$storage/users"
     --storage-filesystem-folder "$storage/collections" >"$CHIME_TMP/radicale.log" 2>&1 &
 chime_track $!
 for ((i = 0; i < 300; i++)); do
-    port=$(grep -o "Listening on '\[127\.0\.0\.1\]:[0-9]*'" "$CHIME_TMP/radicale.log" | grep -o '[0-9]*$' || true)
+    port=$(sed -n "s/.*Listening on '\[127\.0\.0\.1\]:\([0-9]*\)'.*/\1/p" "$CHIME_TMP/radicale.log")
     [[ -n $port ]] && grep -q "Radicale server ready" "$CHIME_TMP/radicale.log" && break
     sleep 0.1
 done
@@ -133,7 +133,7 @@ username = "alice"
 password = "secret"
 EOF
 vdirsyncer_ms=
-if yes | vdirsyncer -c "$CHIME_TMP/vdirsyncer.conf" discover >"$CHIME_TMP/vdirsyncer.log" 2>&1; then
+if printf 'y\ny\ny\n' | vdirsyncer -c "$CHIME_TMP/vdirsyncer.conf" discover >"$CHIME_TMP/vdirsyncer.log" 2>&1; then
     start=$(now_us)
     if vdirsyncer -c "$CHIME_TMP/vdirsyncer.conf" sync >>"$CHIME_TMP/vdirsyncer.log" 2>&1; then
         vdirsyncer_ms=$(ms_since "$start")
