@@ -7,7 +7,8 @@
 # app in front costs a popup about one bus round trip; a region or network crossing
 # reaches the notification server within milliseconds; the first call through D-Bus
 # activation is answered about as fast as a trivial C service's; a calendar folder of
-# 10,000 items is read and followed (scripts/bench-calendars.sh); and make check's
+# 10,000 items is read and followed (scripts/bench-calendars.sh), and a CalDAV collection of
+# 10,000 events synced (scripts/bench-caldav.sh); and make check's
 # in-process tests, run at every edit, take seconds (timed apart from their build, which
 # make bench does first). Beside the peers are floors: C and Swift programs that do only
 # the same calls, so that what the language's runtime costs is told apart from what
@@ -555,6 +556,10 @@ record floor_size "$(stat -c %s "$CHIME_TMP/trivial-service-swift.stripped") $(s
 echo "A calendar folder of 10,000 items…"
 CHIME_BIN_DIR=$bin_dir "$CHIME_ROOT/scripts/bench-calendars.sh" | tee "$CHIME_TMP/calendars.out" ||
     chime_die "scripts/bench-calendars.sh failed"
+# A CalDAV collection of 10,000 events from Radicale, the same way.
+echo "A CalDAV collection of 10,000 events…"
+CHIME_BIN_DIR=$bin_dir "$CHIME_ROOT/scripts/bench-caldav.sh" | tee "$CHIME_TMP/caldav.out" ||
+    chime_die "scripts/bench-caldav.sh failed"
 
 echo
 /usr/bin/python3 - "$json" "$results" "$idle_seconds" "$dunst_json" <<'PY'
@@ -692,3 +697,4 @@ if sizes:
 PY
 echo
 sed '1,/^$/d' "$CHIME_TMP/calendars.out"
+sed '1,/^$/d' "$CHIME_TMP/caldav.out"

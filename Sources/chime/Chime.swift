@@ -30,6 +30,8 @@ struct Chime: ParsableCommand {
               66  import: the file cannot be read
               69  unavailable: no session bus, chimed could not be reached, or the running \
             chimed speaks another version of its D-Bus interface (restart it)
+              75  calendar add, sync, password: a CalDAV calendar is followed, but its sync \
+            failed (the server refused the password, or could not be reached)
             """,
         version: chimeVersion,
         subcommands: [Notify.self, Add.self, Edit.self, Snooze.self, List.self, Show.self, Cancel.self, Next.self, Skip.self, Act.self, Badge.self,

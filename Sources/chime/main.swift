@@ -30,7 +30,7 @@ do {
 /// of the command typed (`chime add --help`), or to chime's own for a word that is none.
 func sentence(_ text: String, arguments: [String] = arguments) -> String {
     let ended = text.hasSuffix(".") || text.hasSuffix("?") ? text : text + "."
-    if let command = arguments.first, command != "help", Chime.commandNames.contains(command) {
+    if arguments.first != "help", let command = Chime.typedCommand(in: arguments) {
         // TRANSLATORS: %1$s is a sentence saying what is wrong with the command line, %2$s the command (add).
         return localized("%1$s See 'chime %2$s --help'.", ended, command)
     }

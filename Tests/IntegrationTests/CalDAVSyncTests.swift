@@ -10,7 +10,7 @@ struct CalDAVSyncTests {
 
     /// The phone: Tests/caldav-phone.py through the caldav client in `.build/oracle`.
     struct Phone {
-        let server: CalendarClientTests.Radicale
+        let server: Radicale
         let session: TestSession
 
         @discardableResult
@@ -55,7 +55,7 @@ struct CalDAVSyncTests {
     /// Follows `calendar` in `session` as the server's user, its password printed by a command
     /// reading `passwordFile`; returns what AddCalendar answered.
     @discardableResult
-    static func follow(_ session: TestSession, _ calendar: String, server: CalendarClientTests.Radicale, passwordFile: URL,
+    static func follow(_ session: TestSession, _ calendar: String, server: Radicale, passwordFile: URL,
                        shareDismissals: Bool = true, interval: Int = 5) throws -> String {
         let options = "{'user': <'\(server.user)'>, 'passwordCommand': <'cat \(passwordFile.path)'>, "
             + "'shareDismissals': <\(shareDismissals)>, 'interval': <uint32 \(interval)>}"
@@ -88,7 +88,7 @@ struct CalDAVSyncTests {
 
     @Test func madeOnThePhoneRingsOnBothCompleteOnOneClosesTheOtherAndThePhoneSeesIt() throws {
         let a = try TestSession(), b = try TestSession()
-        let server = try CalendarClientTests.Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
+        let server = try Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
         let phone = Phone(server: server, session: a)
         let calendar = try phone.make("tasks")
         let password = a.directory.appendingPathComponent("password")
@@ -120,7 +120,7 @@ struct CalDAVSyncTests {
 
     @Test func completedOnThePhoneBeforeItRingsNeverRings() throws {
         let a = try TestSession()
-        let server = try CalendarClientTests.Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
+        let server = try Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
         let phone = Phone(server: server, session: a)
         let calendar = try phone.make("tasks")
         let password = a.directory.appendingPathComponent("password")
@@ -138,7 +138,7 @@ struct CalDAVSyncTests {
 
     @Test func aDismissalKeptLocalStaysLocalAndASharedOneReachesTheServer() throws {
         let a = try TestSession(), b = try TestSession()
-        let server = try CalendarClientTests.Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
+        let server = try Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
         let phone = Phone(server: server, session: a)
         let calendar = try phone.make("shared")
         let password = a.directory.appendingPathComponent("password")

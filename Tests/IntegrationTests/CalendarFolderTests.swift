@@ -77,7 +77,7 @@ struct CalendarFolderTests {
         #expect(remove.stdout == "No longer following personal; 1 reminder cancelled. Its files are left as they are.\n", "\(remove)")
         #expect(try session.run(["chime", "list"]).stdout == "Nothing scheduled.\n")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("barber.ics").path))
-        #expect(try session.run(["chime", "calendar", "list"]).stdout == "No calendar is followed; chime calendar add --vdir DIR follows one.\n")
+        #expect(try session.run(["chime", "calendar", "list"]).stdout == "No calendar is followed; chime calendar add URL --user NAME, or --vdir DIR, follows one.\n")
     }
 
     /// One bad file costs only itself: it is named, and what it made before stays.

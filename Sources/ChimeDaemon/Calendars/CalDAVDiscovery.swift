@@ -101,7 +101,10 @@ final class CalDAVDiscovery {
     private static func found(_ response: DAVResponse, at url: String) -> Found {
         var location = url
         while location.hasSuffix("/") { location.removeLast() }
-        let name = response.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? location.split(separator: "/").last.map(String.init) ?? location
+        let segment = location.split(separator: "/").last.map { String($0).removingPercentEncoding ?? String($0) } ?? location
+        // Radicale names a calendar made without a name by its path ("alice/personal"): no name.
+        let path = (DAVURL.path(of: location) ?? "").split(separator: "/").joined(separator: "/")
+        let name = response.displayName.flatMap { $0.isEmpty || $0.split(separator: "/").joined(separator: "/") == path ? nil : $0 } ?? segment
         // No privilege set given: assume writable, and let a refused PUT say otherwise.
         let writable = response.privileges.isEmpty || !response.privileges.isDisjoint(with: ["write", "write-content", "all"])
         return Found(url: location, displayName: name, components: response.components, writable: writable, color: response.color)

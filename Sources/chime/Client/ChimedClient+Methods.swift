@@ -82,4 +82,8 @@ extension ChimedClient {
         try callOrFail(Scheduler1.getBadge, [.string(desktopEntry)]).first?.integerValue ?? 0
     }
 
+    /// The calendars chimed follows, by name.
+    func calendars() throws -> [CalendarText] {
+        (try callOrFail(Scheduler1.calendars, []).first?.arrayElements ?? []).compactMap(\.stringKeyedEntries).map(CalendarText.init)
+    }
 }

@@ -22,10 +22,19 @@ struct ChimedClient {
         do { return try connect() } catch { throw fail(error.message, ExitStatus.unavailable) }
     }
 
+    /// How long a call that waits on a calendar server may take: chimed answers
+    /// DiscoverCalendars, AddCalendar, SyncCalendar and SetCalendarPassword once the server
+    /// has, each of its requests bounded by a minute, and a sync may make several. A chimed
+    /// that stops is told at once by the bus, so the wait is never longer than the server's.
+    static let serverTimeoutMilliseconds: Int32 = 900_000
+
     /// Calls `method`, or ends the command with the error's message and exit status;
     /// `id` is the notification the call names, for a "no such id" in the session's language.
-    func callOrFail(_ method: MethodDeclaration, _ arguments: [Value], about id: String? = nil) throws -> [Value] {
-        do { return try call(method, arguments) } catch { throw failure(error, calling: method, about: id) }
+    func callOrFail(_ method: MethodDeclaration, _ arguments: [Value], about id: String? = nil,
+                    timeoutMilliseconds: Int32 = 25_000) throws -> [Value] {
+        do { return try call(method, arguments, timeoutMilliseconds: timeoutMilliseconds) } catch {
+            throw failure(error, calling: method, about: id)
+        }
     }
 
     /// Prints what went wrong with a call to `method` and returns the exit status: a
@@ -39,13 +48,13 @@ struct ChimedClient {
     }
 
     /// Calls `method` on chimed (starting it through activation if needed).
-    func call(_ method: MethodDeclaration, _ arguments: [Value]) throws(DBusError) -> [Value] {
-        try callForReply(method, arguments).arguments()
+    func call(_ method: MethodDeclaration, _ arguments: [Value], timeoutMilliseconds: Int32 = 25_000) throws(DBusError) -> [Value] {
+        try callForReply(method, arguments, timeoutMilliseconds: timeoutMilliseconds).arguments()
     }
 
     /// Calls `method` on chimed; the whole reply, whose sender is that chimed's unique name.
-    func callForReply(_ method: MethodDeclaration, _ arguments: [Value]) throws(DBusError) -> Message {
-        try connection.call(try method.call(arguments))
+    func callForReply(_ method: MethodDeclaration, _ arguments: [Value], timeoutMilliseconds: Int32 = 25_000) throws(DBusError) -> Message {
+        try connection.call(try method.call(arguments), timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Subscribes to one of chimed's signals. The bus sends only the current owner's,

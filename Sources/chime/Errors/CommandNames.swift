@@ -12,6 +12,18 @@ extension Chime {
         configuration.subcommands.map { $0._commandName } + ["help"]
     }
 
+    /// The command `arguments` run, as its help is asked for: `add`, or `calendar add` for
+    /// one of a group's; nil when the first word names none.
+    static func typedCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, let command = configuration.subcommands.first(where: { $0._commandName == first }) else {
+            return nil
+        }
+        if arguments.count > 1, command.configuration.subcommands.contains(where: { $0._commandName == arguments[1] }) {
+            return first + " " + arguments[1]
+        }
+        return first
+    }
+
     /// The usage error for `arguments` (what followed `chime`) when their first word, or
     /// the word after `help`, is a command that does not exist; nil otherwise.
     static func unknownCommand(in arguments: [String]) -> String? {

@@ -12,6 +12,10 @@ enum ExitStatus {
     /// No session bus, chimed not reachable, or a running chimed that speaks another
     /// version of the interface (``ChimedClient/failure(_:calling:about:)`` says which).
     static let unavailable = ExitCode(69)
+    /// `chime calendar add`, `sync` and `password`: a CalDAV calendar is followed, but its
+    /// sync did not end well (the server refused the password, or could not be reached).
+    /// sysexits' EX_TEMPFAIL: what was asked is kept, and a later sync may succeed.
+    static let notSynced = ExitCode(75)
 }
 
 /// Writes one line to standard error (Glibc's `stderr` is shared mutable state to Swift 6).

@@ -21,7 +21,7 @@ enum RefusalText {
 
     /// Every key chime sends in a request's `a{ss}` or as an argument of its own, with the
     /// options of every command that sends it (`add`, `edit`, `next`, `notify`, `snooze`,
-    /// `skip`, `badge`).
+    /// `skip`, `badge`, `calendar add`).
     static let sources: [String: Source] = [
         "when": Source(names: ["--at", "--in"]),
         "repeat": Source(names: ["--repeat"]), "every": Source(names: ["--every"]), "on": Source(names: ["--on"]),
@@ -39,7 +39,9 @@ enum RefusalText {
         "region.notifyOnEntry": Source(names: ["--on-entry"], isFlag: true), "region.notifyOnExit": Source(names: ["--on-exit"], isFlag: true),
         "network": Source(names: ["--on-network"]), "regionTriggersOnce": Source(names: ["--every-time"], isFlag: true),
         "id": Source(), "occurrence": Source(),
-        "location": Source(names: ["--vdir"]), "name": Source(names: ["--name"]),
+        "location": Source(names: ["--vdir"], argument: "URL"), "name": Source(names: ["--name"]),
+        "user": Source(names: ["--user"]), "passwordCommand": Source(names: ["--password-command"]), "ca": Source(names: ["--ca"]),
+        "interval": Source(names: ["--interval"]), "shareDismissals": Source(names: ["--keep-dismissals-local"], isFlag: true),
     ]
 
     /// `message`, chimed's `key: reason`, with the option and value the user typed in

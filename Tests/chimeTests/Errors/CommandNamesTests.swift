@@ -23,4 +23,12 @@ struct CommandNamesTests {
         #expect(Set(Chime.commandNames).isSuperset(of: ["notify", "add", "edit", "snooze", "list", "show", "cancel", "next", "skip", "act",
                                                         "badge", "log", "doctor", "import", "export", "help"]))
     }
+
+    @Test(arguments: [
+        (["add", "T"], "add"), (["calendar", "add", "https://x.org/"], "calendar add"), (["calendar", "nosuch"], "calendar"),
+        (["calendar"], "calendar"), (["lsit"], nil), ([], nil),
+    ])
+    func aUsageErrorPointsAtTheHelpOfTheCommandTyped(arguments: [String], command: String?) {
+        #expect(Chime.typedCommand(in: arguments) == command)
+    }
 }

@@ -80,4 +80,22 @@ struct RefusalTextTests {
     func aMessageNamingNoKeyChimeSendsIsLeftAsItIs(message: String, arguments: [String]) {
         #expect(Self.said(message, arguments) == nil)
     }
+
+    @Test(arguments: [
+        ("location: 'http://dav.example.org/' is plain http, which would send the password unencrypted; use https://.",
+         ["calendar", "add", "http://dav.example.org/", "--user", "alice"],
+         "'http://dav.example.org/' is plain http, which would send the password unencrypted; use https://."),
+        ("location: https://x.org/ answered PROPFIND with HTTP 404; it is not a CalDAV server.", ["calendar", "add", "https://x.org/", "--user", "a"],
+         "URL: https://x.org/ answered PROPFIND with HTTP 404; it is not a CalDAV server."),
+        ("location: '/tmp/x' is followed already, as x.", ["calendar", "add", "--vdir", "/tmp/x"], "--vdir '/tmp/x' is followed already, as x."),
+        ("ca: '/etc/ca.pem' cannot be read: Permission denied.", ["calendar", "add", "https://x.org/", "--user", "a", "--ca", "/etc/ca.pem"],
+         "--ca '/etc/ca.pem' cannot be read: Permission denied."),
+        ("interval: expected seconds from 5 to a week.", ["calendar", "add", "https://x.org/", "--user", "a", "--interval", "3"],
+         "--interval '3': expected seconds from 5 to a week."),
+        ("passwordCommand: it is empty.", ["calendar", "add", "https://x.org/", "--user", "a", "--password-command", " "],
+         "--password-command ' ': it is empty."),
+    ])
+    func aCalendarsKeyBecomesItsOption(message: String, arguments: [String], expected: String) {
+        #expect(Self.said(message, arguments) == expected)
+    }
 }
