@@ -395,7 +395,7 @@ struct CalDAVHostileTests {
         // 100,000 alarms take a few MB: past the 1 MiB of an item before a single alarm is counted.
         let many = try server.put("alarms.ics", Self.task("alarms@test", "Alarms"), alarms: 100_000)
         #expect(many > 1 << 20)
-        // 5,000 fit in 1 MiB and ask for ten times the reminders an item may make.
+        // 5,000 more than its own fit in 1 MiB, and ask for ten times the reminders an item may make.
         let some = try server.put("some.ics", Self.task("some@test", "Some alarms"), alarms: 5_000)
         #expect(some < 1 << 20)
         try server.put("tea.ics", Self.task("tea@test", "Make tea"))
@@ -408,7 +408,7 @@ struct CalDAVHostileTests {
         #expect(described.problems.count == 2, "\(described)")
         #expect(described.problems.contains("alarms.ics is larger than 1 MiB, so it was not read."), "\(described)")
         #expect(described.problems.contains {
-            $0.hasPrefix("some.ics: ") && $0.contains("it asks for 5000 reminders (5000 alarms, 0 RDATEs); Chime takes at most 500 of one item")
+            $0.hasPrefix("some.ics: ") && $0.contains("it asks for 5001 reminders (5001 alarms, 0 RDATEs); Chime takes at most 500 of one item")
         }, "\(described)")
         #expect(try session.notifyCalls().isEmpty)
     }
