@@ -266,8 +266,12 @@ final class CalDAVCalendar {
             case .success(let response) where response.status == 401:
                 // Asked again at the next sync: the keyring or the command may have a new one by then.
                 self.password = nil
+                // SetCalendarPassword refuses a calendar whose password a command prints: the
+                // command's output is what to mend.
+                let remedy = self.settings.passwordCommand.map { "change what its password command (\($0)) prints" }
+                    ?? "give the right one with chime calendar password \(self.calendar.name)"
                 done(.failure(Trouble(sentence: "The server refused the password of \(self.settings.user) for calendar \(self.calendar.name); "
-                                          + "give the right one with chime calendar password \(self.calendar.name).", needsUser: true)))
+                                          + remedy + ".", needsUser: true)))
             case .success(let response) where response.status == 429 || response.status >= 500:
                 let wait = response.retryAfterSeconds(now: self.parts.now()).map { " (it asks to wait \($0) s)" } ?? ""
                 done(.failure(Trouble(sentence: "The server of calendar \(self.calendar.name) answered \(method) with HTTP \(response.status)\(wait).",
