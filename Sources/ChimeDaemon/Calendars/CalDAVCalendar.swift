@@ -220,6 +220,8 @@ final class CalDAVCalendar {
     private struct Trouble: Error {
         var sentence: String
         var needsUser: Bool
+        /// The HTTP status that made it, when the server answered.
+        var status: Int?
     }
 
     // MARK: - Requests
@@ -275,7 +277,7 @@ final class CalDAVCalendar {
             case .success(let response) where response.status == 429 || response.status >= 500:
                 let wait = response.retryAfterSeconds(now: self.parts.now()).map { " (it asks to wait \($0) s)" } ?? ""
                 done(.failure(Trouble(sentence: "The server of calendar \(self.calendar.name) answered \(method) with HTTP \(response.status)\(wait).",
-                                      needsUser: false)))
+                                      needsUser: false, status: response.status)))
             case .success(let response):
                 done(.success(response))
             case .failure(let failure):
@@ -306,6 +308,13 @@ final class CalDAVCalendar {
         send("REPORT", collection, headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
              body: DAVBody.syncCollection(token: token)) { [unowned self] result in
             switch result {
+            case .failure(let trouble) where token != nil && trouble.status == 500:
+                // xandikos answers a token it does not have (its collection deleted and made
+                // anew) with 500, not RFC 6578's valid-sync-token: asked again without it, or
+                // every sync would fail the same way for ever.
+                self.parts.logger.info("Calendar \(self.calendar.name): sync-collection with the sync token answered HTTP 500; reading every item's ETag.")
+                self.syncToken = nil
+                self.list(report: report)
             case .failure(let trouble): self.fail(report, trouble)
             case .success(let response) where response.status == 207:
                 do throws(DAVFailure) {
