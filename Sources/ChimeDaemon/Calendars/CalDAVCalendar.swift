@@ -213,7 +213,9 @@ final class CalDAVCalendar {
     private func fail(_ report: Report, _ failure: Trouble) {
         var report = report
         report.error = failure.sentence
-        parts.logger.warning("Calendar \(calendar.name): \(failure.sentence)")
+        // Most sentences name the calendar first already (they are shown alone, too).
+        let named = failure.sentence.hasPrefix("Calendar \(calendar.name):") || failure.sentence.hasPrefix("Calendar \(calendar.name) ")
+        parts.logger.warning(named ? "\(failure.sentence)" : "Calendar \(calendar.name): \(failure.sentence)")
         finish(report, state: failure.needsUser ? .failed(failure.sentence) : .offline(failure.sentence))
     }
 
