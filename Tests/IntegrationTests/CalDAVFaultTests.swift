@@ -159,6 +159,35 @@ struct CalDAVFaultTests {
         #expect(try a.listedJSON().count == 2)
     }
 
+    /// NetworkManager (python-dbusmock's template on the test's system bus) saying the network
+    /// is back syncs a calendar that could not reach its server at once, not at its next try.
+    @Test func theNetworkComingBackSyncsAnOfflineCalendarAtOnce() throws {
+        let a = try TestSession(systemBus: true)
+        let manager = try #require(a.systemBus).startTemplate("networkmanager", owning: "org.freedesktop.NetworkManager")
+        func networkState(_ state: Int) throws {
+            let set = try a.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.NetworkManager", "--object-path",
+                                 "/org/freedesktop/NetworkManager", "--method", "org.freedesktop.DBus.Mock.SetGlobalConnectionState", "\(state)"])
+            guard set.status == 0 else { throw TestFailure.failed("\(set)") }
+        }
+        try networkState(20)
+        let server = try Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
+        let phone = Phone(server, a)
+        let calendar = try phone.make("tasks")
+        try phone.put(calendar, Self.task("milk@phone", "Buy milk", due: Date().addingTimeInterval(86_400)))
+        server.stop()
+        let added = try Self.add(a, calendar, Self.options(passwordFile: try Self.passwordFile(a, "secret")))
+        let offlineAt = Date()
+        #expect(Self.value("state", in: added.stdout) == "offline", "\(added)")
+        try server.start()
+        // The back-off would try again 10 s after the first failure; the network's return comes first.
+        try networkState(70)
+        try a.waitForLog("The network is back (NetworkManager)")
+        try Self.waitFor("the calendar synced") { try Self.state(a) == "synced" }
+        #expect(Date().timeIntervalSince(offlineAt) < 9, "synced only at the back-off's try")
+        #expect(try Self.idsByTitle(a).keys.sorted() == ["Buy milk"])
+        withExtendedLifetime(manager) {}
+    }
+
     @Test func aServerKilledInTheMiddleOfASyncCostsNothingAndTheNextSyncReadsAll() throws {
         let a = try TestSession()
         let server = try Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")

@@ -1,3 +1,4 @@
+import CLinux
 import ChimeAPI
 import ChimeCore
 import DBus
@@ -122,6 +123,12 @@ final class CalDAVCalendar {
         transfers = []
     }
 
+    /// Whether its last sync could not reach the server.
+    var isOffline: Bool {
+        if case .offline = state { return true }
+        return false
+    }
+
     /// Asks for the password again before the next request (a new one was stored).
     func forgetPassword() {
         password = nil
@@ -156,7 +163,8 @@ final class CalDAVCalendar {
     /// another device is known before it rings; a sync due sooner stands.
     func syncAhead(of instant: Date) {
         let delay = instant.timeIntervalSince(parts.now()) - Double(Self.checkSeconds) - 2
-        guard delay > 0, delay < Double(settings.interval) else { return }
+        // Offline, the back-off's tries stand: a check that cannot reach the server tells nothing.
+        guard delay > 0, delay < Double(settings.interval), !isOffline else { return }
         arm(afterSeconds: delay)
     }
 
@@ -503,6 +511,9 @@ final class CalDAVCalendar {
                 report.removed += changes.removed
                 self.parts.logger.info("Calendar \(self.calendar.name): synced: \(changes.new) new, \(changes.updated) updated, \(changes.removed) removed, \(self.problems.count) with problems.")
                 self.closeDoneElsewhere(texts: texts, removed: removed, shown: rang)
+                // A first sync of thousands of items leaves megabytes of answers and parse trees
+                // freed but held by malloc; an idle chimed gives them back.
+                if fetched.count > Self.chunk { _ = clinux_malloc_trim() }
                 self.onRead?()
                 if listing.truncated { self.again = true }
                 self.finish(report, state: .synced)
