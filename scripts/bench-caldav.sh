@@ -3,7 +3,8 @@
 # (started here, on 127.0.0.1, with a password): the first sync (AddCalendar answers once
 # it ended) beside vdirsyncer syncing the same collection into a vdir and beside the
 # server's own floor, one PROPFIND of every ETag plus one calendar-multiget of every item
-# with curl; chimed's RSS after it; a sync with nothing changed (requests made, and time)
+# with curl (and the floor of the requests chimed makes: an initial sync-collection and one
+# multiget); chimed's RSS after it; a sync with nothing changed (requests made, and time)
 # beside one sync-collection request with curl; how soon an item completed on another
 # device closes the popup it shows, with a 5 s interval; and what an idle chimed does with
 # and without a CalDAV calendar. make bench runs it after its own rows and prints these
@@ -110,6 +111,26 @@ dav --request REPORT --header "Depth: 1" --header "Content-Type: application/xml
     "$collection" >/dev/null || chime_die "the floor's multiget failed"
 floor_ms=$(ms_since "$start")
 echo "  ${floor_ms} ms"
+
+# Radicale answers that PROPFIND in tens of seconds, and the listing chimed asks for, an
+# initial sync-collection (RFC 6578) with every ETag, in about one: the floor of chimed's
+# own requests is that listing and one multiget of every item.
+echo "The floor of a sync: one initial sync-collection, one calendar-multiget of every item (curl)…"
+start=$(now_us)
+dav --request REPORT --header "Depth: 0" --header "Content-Type: application/xml" --data-binary \
+    '<?xml version="1.0"?><sync-collection xmlns="DAV:"><sync-token/><sync-level>1</sync-level><prop><getetag/></prop></sync-collection>' \
+    "$collection" >"$CHIME_TMP/listing.xml" || chime_die "the floor's sync-collection failed"
+/usr/bin/python3 - "$CHIME_TMP/listing.xml" "$CHIME_TMP/multiget-listed.xml" <<'PY'
+import re, sys
+hrefs = [h for h in re.findall(r"<(?:\w+:)?href>([^<]*)</", open(sys.argv[1]).read()) if h.endswith(".ics")]
+body = ['<?xml version="1.0"?><C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">',
+        "<D:prop><D:getetag/><C:calendar-data/></D:prop>"] + [f"<D:href>{h}</D:href>" for h in hrefs] + ["</C:calendar-multiget>"]
+open(sys.argv[2], "w").write("".join(body))
+PY
+dav --request REPORT --header "Depth: 1" --header "Content-Type: application/xml" --data-binary "@$CHIME_TMP/multiget-listed.xml" \
+    "$collection" >/dev/null || chime_die "the floor's multiget failed"
+sync_floor_ms=$(ms_since "$start")
+echo "  ${sync_floor_ms} ms"
 
 echo "vdirsyncer syncing the collection into a vdir…"
 cat >"$CHIME_TMP/vdirsyncer.conf" <<EOF
@@ -258,6 +279,8 @@ row() {
 echo
 row "CalDAV first sync, ${items} events" "$add_ms ms" "floor (curl) ${floor_ms} ms" \
     "$(awk -v a="$add_ms" -v f="$floor_ms" 'BEGIN { printf "%.2fx floor", a / (f ? f : 1) }')"
+row "" "" "sync-collection + multiget ${sync_floor_ms} ms" \
+    "$(awk -v a="$add_ms" -v f="$sync_floor_ms" 'BEGIN { printf "%.2fx that floor", a / (f ? f : 1) }')"
 if [[ -n $vdirsyncer_ms ]]; then
     row "" "" "vdirsyncer ${vdirsyncer_ms} ms" "$(awk -v a="$add_ms" -v v="$vdirsyncer_ms" 'BEGIN { printf "%.2fx vdirsyncer", a / v }')"
 fi

@@ -105,3 +105,10 @@ extern int pipe2(int fds[2], int flags);
 int clinux_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
+
+#include <malloc.h>
+
+int clinux_malloc_trim(void)
+{
+    return malloc_trim(0);
+}

@@ -159,7 +159,8 @@ public enum StatusKey: String, CaseIterable, Sendable {
             + "each cost what it names (a button, a category, an app's settings); a file that cannot be read at all leaves "
             + "the last good config in force"
         case .calendars: "u: calendars followed (Calendars describes each)"
-        case .calendarProblems: "u: their files not read or read in part, and their folders that are gone"
+        case .calendarProblems: "u: their files or items not read or read in part, their folders that are gone, and their "
+            + "CalDAV calendars that could not sync"
         }
     }
 }

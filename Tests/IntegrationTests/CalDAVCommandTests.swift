@@ -11,14 +11,14 @@ struct CalDAVCommandTests {
     /// with an alarm each.
     final class Account {
         let session: TestSession
-        let keyring: Spawned
+        let keyring: GnomeKeyring
         let server: Radicale
         /// The calendar's address as chimed gives it: without its last slash.
         let location: String
 
         init() throws {
             session = try TestSession()
-            keyring = try session.startKeyring()
+            keyring = try GnomeKeyring(session: session)
             server = try Radicale(directory: session.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
             location = server.url + "alice/personal"
             try Self.expect(server.request("MKCALENDAR", "alice/personal/"), 201)

@@ -48,4 +48,8 @@ int clinux_notify_socket_send(const char *address, const char *state);
 /// meanwhile inherits them.
 int clinux_pipe_cloexec(int fds[2]);
 
+/// malloc_trim(0): gives the heap's free pages back to the system (glibc; Swift's Glibc
+/// module leaves malloc.h out).
+int clinux_malloc_trim(void);
+
 #endif

@@ -1,3 +1,4 @@
+import CLinux
 import ChimeAPI
 import ChimeCore
 import DBus
@@ -132,6 +133,12 @@ final class CalDAVCalendar {
         transfers = []
     }
 
+    /// Whether its last sync could not reach the server.
+    var isOffline: Bool {
+        if case .offline = state { return true }
+        return false
+    }
+
     /// Asks for the password again before the next request (a new one was stored).
     func forgetPassword() {
         password = nil
@@ -166,7 +173,8 @@ final class CalDAVCalendar {
     /// another device is known before it rings; a sync due sooner stands.
     func syncAhead(of instant: Date) {
         let delay = instant.timeIntervalSince(parts.now()) - Double(Self.checkSeconds) - 2
-        guard delay > 0, delay < Double(settings.interval) else { return }
+        // Offline, the back-off's tries stand: a check that cannot reach the server tells nothing.
+        guard delay > 0, delay < Double(settings.interval), !isOffline else { return }
         arm(afterSeconds: delay)
     }
 
@@ -223,13 +231,17 @@ final class CalDAVCalendar {
     private func fail(_ report: Report, _ failure: Trouble) {
         var report = report
         report.error = failure.sentence
-        parts.logger.warning("Calendar \(calendar.name): \(failure.sentence)")
+        // Most sentences name the calendar first already (they are shown alone, too).
+        let named = failure.sentence.hasPrefix("Calendar \(calendar.name):") || failure.sentence.hasPrefix("Calendar \(calendar.name) ")
+        parts.logger.warning(named ? "\(failure.sentence)" : "Calendar \(calendar.name): \(failure.sentence)")
         finish(report, state: failure.needsUser ? .failed(failure.sentence) : .offline(failure.sentence))
     }
 
     private struct Trouble: Error {
         var sentence: String
         var needsUser: Bool
+        /// The HTTP status that made it, when the server answered.
+        var status: Int?
         /// The answer was larger than the request allowed.
         var tooLarge = false
     }
@@ -278,14 +290,18 @@ final class CalDAVCalendar {
             case .success(let response) where response.status == 401:
                 // Asked again at the next sync: the keyring or the command may have a new one by then.
                 self.password = nil
+                // SetCalendarPassword refuses a calendar whose password a command prints: the
+                // command's output is what to mend.
+                let remedy = self.settings.passwordCommand.map { "change what its password command (\($0)) prints" }
+                    ?? "give the right one with chime calendar password \(self.calendar.name)"
                 done(.failure(Trouble(sentence: "The server refused the password of \(self.settings.user) for calendar \(self.calendar.name); "
-                                          + "give the right one with chime calendar password \(self.calendar.name).", needsUser: true)))
+                                          + remedy + ".", needsUser: true)))
             // 501 Not Implemented is no passing trouble but a server without the method or
             // REPORT (sync-collection is optional, RFC 6578): the caller's own answer decides.
             case .success(let response) where response.status == 429 || (response.status >= 500 && response.status != 501):
                 let wait = response.retryAfterSeconds(now: self.parts.now()).map { " (it asks to wait \($0) s)" } ?? ""
                 done(.failure(Trouble(sentence: "The server of calendar \(self.calendar.name) answered \(method) with HTTP \(response.status)\(wait).",
-                                      needsUser: false)))
+                                      needsUser: false, status: response.status)))
             case .success(let response):
                 done(.success(response))
             case .failure(let failure):
@@ -319,6 +335,13 @@ final class CalDAVCalendar {
         send("REPORT", collection, headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
              body: DAVBody.syncCollection(token: token)) { [unowned self] result in
             switch result {
+            case .failure(let trouble) where token != nil && trouble.status == 500:
+                // xandikos answers a token it does not have (its collection deleted and made
+                // anew) with 500, not RFC 6578's valid-sync-token: asked again without it, or
+                // every sync would fail the same way for ever.
+                self.parts.logger.info("Calendar \(self.calendar.name): sync-collection with the sync token answered HTTP 500; reading every item's ETag.")
+                self.syncToken = nil
+                self.list(report: report)
             case .failure(let trouble): self.fail(report, trouble)
             case .success(let response) where response.status == 207:
                 do throws(DAVFailure) {
@@ -537,6 +560,9 @@ final class CalDAVCalendar {
                 report.removed += changes.removed
                 self.parts.logger.info("Calendar \(self.calendar.name): synced: \(changes.new) new, \(changes.updated) updated, \(changes.removed) removed, \(self.problems.count) with problems.")
                 self.closeDoneElsewhere(texts: texts, removed: removed, shown: rang)
+                // A first sync of thousands of items leaves megabytes of answers and parse trees
+                // freed but held by malloc; an idle chimed gives them back.
+                if fetched.count > Self.chunk { _ = clinux_malloc_trim() }
                 self.onRead?()
                 if listing.truncated { self.again = true }
                 self.finish(report, state: .synced)

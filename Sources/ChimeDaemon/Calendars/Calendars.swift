@@ -29,6 +29,8 @@ final class Calendars {
     let passwords: Passwords
     /// libcurl, loaded when a CalDAV calendar first syncs: a chimed without one loads none.
     private var client: HTTPClient?
+    /// NetworkManager's word that the network is back, followed while a CalDAV calendar is.
+    private var network: NetworkReturn?
     /// A sentence about a calendar the user must act on (a notification tells it).
     var onTrouble: ((String) -> Void)?
     /// Notifications whose popups show what another device has done: they close.
@@ -170,6 +172,14 @@ final class Calendars {
             collection.shown = { [unowned self] in self.shown() }
             collections.append(collection)
             collection.start()
+            if network == nil {
+                let network = NetworkReturn(loop: context.loop, logger: context.logger)
+                network.onBack = { [unowned self] in
+                    for collection in self.collections where collection.isOffline { collection.sync() }
+                }
+                self.network = network
+                network.start()
+            }
         }
     }
 
