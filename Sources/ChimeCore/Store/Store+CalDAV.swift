@@ -116,9 +116,9 @@ extension Store {
     /// The presses still to write into the items of calendar `name`, oldest first, with the item each is for.
     public func queuedPresses(of name: String) throws(StoreError) -> [(item: String, press: QueuedPress)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM caldav_write WHERE calendar = ? ORDER BY seq", arguments: [name]).compactMap { row in
+            let location = try Row.fetchOne(db, sql: "SELECT location FROM calendar WHERE name = ?", arguments: [name])?["location"] as String?
+            return try Row.fetchAll(db, sql: "SELECT * FROM caldav_write WHERE calendar = ? ORDER BY seq", arguments: [name]).compactMap { row in
                 guard let item: String = try row["item"], let kind: String = try row["kind"] else { return nil }
-                let location = try Row.fetchOne(db, sql: "SELECT location FROM calendar WHERE name = ?", arguments: [name])?["location"] as String?
                 var press = QueuedPress(kind: kind, link: CalendarLink(uid: try row["uid"] ?? "", recurrence: try row["recurrence"] ?? "",
                                                                        alarm: try row["alarm"] ?? "",
                                                                        source: (location ?? "") + "/" + item),

@@ -16,23 +16,7 @@ extension Presenter {
     /// Takes `id` off the screen, resident or not, and out of the queue: the user put it
     /// off (`Snooze`), and a press on a popup the server keeps does nothing more.
     func closeSnoozed(id: String) {
-        for delivery in deliveries.values where delivery.id == id {
-            markPressed(delivery)
-            delivery.closer = .snooze
-            switch delivery.state {
-            case .shown(let serverID):
-                server.close(serverID: serverID)
-            case .waiting:
-                discard(delivery)
-            case .sent:
-                // Closed as soon as the server names it (``shown(_:serverID:)``); forgotten if it fails.
-                delivery.withdrawn = true
-                guard delivery.durable else { continue }
-                delivery.durable = false
-                let seq = delivery.seq
-                stage("forget the delivery of \(id)") { store, db in try store.deleteDelivery(seq: seq, in: db) }
-            }
-        }
+        close(deliveries.values.filter { $0.id == id }, as: .snooze)
     }
 
     /// Takes the popups of `ids` off the screen: another device did what they ask (a sync
@@ -40,15 +24,21 @@ extension Presenter {
     /// is written back for it.
     func closeDoneElsewhere(ids: [String]) {
         let done = Set(ids)
-        for delivery in deliveries.values where done.contains(delivery.stored.id) {
+        close(deliveries.values.filter { done.contains($0.stored.id) }, as: .elsewhere)
+    }
+
+    /// Takes `closing` off the screen and out of the queue, closed by `closer`.
+    private func close(_ closing: [Delivery], as closer: Delivery.Closer) {
+        for delivery in closing {
             markPressed(delivery)
-            delivery.closer = .elsewhere
+            delivery.closer = closer
             switch delivery.state {
             case .shown(let serverID):
                 server.close(serverID: serverID)
             case .waiting:
                 discard(delivery)
             case .sent:
+                // Closed as soon as the server names it (``shown(_:serverID:)``); forgotten if it fails.
                 delivery.withdrawn = true
                 guard delivery.durable else { continue }
                 delivery.durable = false
