@@ -208,15 +208,11 @@ $(ORACLE): Makefile
 	.build/oracle/bin/pip install --quiet $(ORACLE_PACKAGES)
 	echo $(ORACLE_PACKAGES) >$@
 
-# A test build that fails is run once more before make test gives up: a compiler that dies
-# mid-build (a CI run once stopped so in ChimeDaemonTests, and the same commit then built
-# on a fresh clone) fails the second time only if the code is wrong.
 test:
 	scripts/deps.sh test
 	$(MAKE) --no-print-directory $(ORACLE)
 	$(MAKE) --no-print-directory $(RELEASE_BINS) $(GENERATED) $(RELEASE_CATALOGUES)
-	$(SWIFT) build --build-tests $(SWIFTFLAGS) || { echo "make test: the build failed; building once more" >&2; \
-	    $(SWIFT) build --build-tests $(SWIFTFLAGS); }
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(MAKE) --no-print-directory locale
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --skip-build --skip 'ServerMatrixTests|$(CALDAV_SUITES)'
 	CHIME_BIN_DIR="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --skip-build --filter '$(CALDAV_SUITES)'

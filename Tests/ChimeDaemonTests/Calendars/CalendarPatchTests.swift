@@ -110,7 +110,7 @@ extension CalendarPatchTests {
     /// task's own zone; the series itself untouched.
     @Test func completingAnOccurrenceOfARepeatingTaskWritesItsOverride() throws {
         var patch = CalendarPatch(Self.weekly)
-        let occurrence = try #require(LocalDateTime(year: 2030, month: 12, day: 9, hour: 9, minute: 0, second: 0))
+        let occurrence = LocalDateTime(year: 2030, month: 12, day: 9, hour: 9, minute: 0, second: 0)
         #expect(try patch.completeOccurrence(uid: "w@example.org", occurrence: occurrence, alarm: "#1", at: Self.instant))
         let after = Self.lines(patch.text)
         let series = Array(after[..<(after.firstIndex(of: "END:VTODO") ?? 0)])
@@ -127,7 +127,7 @@ extension CalendarPatchTests {
 
     @Test func anEventHasNoOccurrenceToComplete() throws {
         var patch = CalendarPatch(Self.weekly.replacingOccurrences(of: "VTODO", with: "VEVENT").replacingOccurrences(of: "DUE", with: "DTSTART"))
-        let occurrence = try #require(LocalDateTime(year: 2030, month: 12, day: 9, hour: 9, minute: 0, second: 0))
+        let occurrence = LocalDateTime(year: 2030, month: 12, day: 9, hour: 9, minute: 0, second: 0)
         #expect(try !patch.completeOccurrence(uid: "w@example.org", occurrence: occurrence, alarm: "#1", at: Self.instant))
     }
 }
