@@ -204,7 +204,7 @@ public enum AppSettingsKey: String, CaseIterable, Sendable {
 /// The keys of one calendar of `Calendars`, `AddCalendar` and `chime calendar list --json`.
 public enum CalendarKey: String, CaseIterable, Sendable {
     case name, kind, location, state, reminders, problems, lastRead, lastReadTimestamp
-    case user, shareDismissals, interval, lastSync, lastSyncTimestamp, error, queued
+    case user, shareDismissals, interval, lastSync, lastSyncTimestamp, error, queued, writable
 
     /// The key's type and meaning, as the contract file says them.
     public var summary: String {
@@ -231,6 +231,8 @@ public enum CalendarKey: String, CaseIterable, Sendable {
         case .lastSyncTimestamp: "x: the same as Unix time"
         case .error: "s: CalDAV: why the last sync did not end well, one sentence; absent when it did"
         case .queued: "u: CalDAV: presses still to be written to the server (sent at the next sync it answers)"
+        case .writable: "b: CalDAV: whether the server lets the user change its items (current-user-privilege-set, or a "
+            + "refused write); absent until the server has said"
         }
     }
 }

@@ -27,6 +27,11 @@ public enum DAVBody {
         ])
     }
 
+    /// PROPFIND, Depth 0, on a calendar: what the user may do in it (RFC 3744 5.4).
+    public static func privileges() -> [UInt8] {
+        propfind([(DAVNamespace.dav, "current-user-privilege-set")])
+    }
+
     /// PROPFIND, Depth 1, on a calendar: each member's ETag, for servers without sync-collection.
     public static func etags() -> [UInt8] {
         propfind([(DAVNamespace.dav, "getetag"), (DAVNamespace.dav, "resourcetype")])

@@ -30,6 +30,11 @@ public struct DAVResponse: Sendable, Equatable {
     /// "write-content", "all", "read-free-busy", … As written: "all" holds every other
     /// (RFC 3744 3.12), and xandikos 0.2.8 lists only it; Radicale 3.1.8 lists it beside the rest.
     public var privileges: Set<String>
+    /// Whether its privileges let the user change its members; true when the server gave
+    /// none, since a refused PUT says so anyway.
+    public var writable: Bool {
+        privileges.isEmpty || !privileges.isDisjoint(with: ["write", "write-content", "all"])
+    }
     /// The href of current-user-principal (RFC 5397); nil when absent or `unauthenticated`.
     public var principal: String?
     /// The hrefs of calendar-home-set (RFC 4791 6.2.1).

@@ -67,12 +67,15 @@ struct CalDAVHostileTests {
 
         /// Replaces the faults (see the script's header).
         func faults(_ faults: [[String: Any]]) throws { try control(["faults": faults]) }
+        func privileges(_ privileges: [String]) throws { try control(["privileges": privileges]) }
 
         /// One request as the server logged it.
         struct Request {
             let method: String, path: String, kind: String, body: String
             let headers: [String: String]
             let fault: String?
+            /// When the server received it, as Unix time.
+            let time: Double
 
             func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
         }
@@ -84,7 +87,8 @@ struct CalDAVHostileTests {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
                 return Request(method: object["method"] as? String ?? "", path: object["path"] as? String ?? "",
                                kind: object["kind"] as? String ?? "", body: object["body"] as? String ?? "",
-                               headers: object["headers"] as? [String: String] ?? [:], fault: object["fault"] as? String)
+                               headers: object["headers"] as? [String: String] ?? [:], fault: object["fault"] as? String,
+                               time: object["time"] as? Double ?? 0)
             }
         }
 
@@ -143,7 +147,7 @@ struct CalDAVHostileTests {
             }
             return Described(state: entries["state"] as? String ?? "", error: entries["error"] as? String,
                              problems: entries["problems"] as? [String] ?? [], queued: entries["queued"] as? Int ?? -1,
-                             reminders: entries["reminders"] as? Int ?? -1)
+                             reminders: entries["reminders"] as? Int ?? -1, writable: entries["writable"] as? Bool)
         }
     }
 
@@ -154,6 +158,8 @@ struct CalDAVHostileTests {
         var problems: [String]
         var queued: Int
         var reminders: Int
+        /// Absent until the server has said.
+        var writable: Bool?
     }
 
     /// What the Pings measured, for the report: their count, median and largest round trip.
@@ -255,29 +261,32 @@ struct CalDAVHostileTests {
 
     // MARK: - A gigabyte
 
+    /// A gigabyte listing fails the sync at the limit; a gigabyte multiget answer is asked
+    /// for again in halves, down to the one item, which GET reads. Memory stays bounded.
     @Test func aGigabyteAnswerIsRefusedAtTheLimitWithMemoryBounded() throws {
         let (session, server, before) = try Self.started(with: [("milk.ics", Self.task("milk@test", "Buy milk"))])
         let chimed = try Chimed(session)
         let pid = try session.daemonPID()
         let start = try Self.memory(of: pid)
-        try server.faults([["on": "multiget", "do": "huge", "bytes": 1 << 30]])
-        // A new item is fetched with calendar-multiget, which the server answers with a gigabyte.
+        try server.faults([["on": "sync", "do": "huge", "bytes": 1 << 30, "times": 1],
+                           ["on": "multiget", "do": "huge", "bytes": 1 << 30]])
         try server.put("tea.ics", Self.task("tea@test", "Make tea"))
         let sentence = "Calendar cal: the answer from 127.0.0.1:\(server.port) is larger than 64 MiB."
-        let trips = try chimed.pingUntil("the refused gigabyte") { session.daemonLog.contains(sentence) }
-        Self.expectPrompt(trips, "a 1 GiB answer")
-
+        var trips = try chimed.pingUntil("the refused gigabyte listing") { session.daemonLog.contains(sentence) }
         let described = try chimed.calendar()
         #expect(described.state == "offline", "\(described)")
         #expect(described.error == sentence, "\(described)")
         #expect(try Self.ids(session) == before)
+
+        // The listing mended, the new item's multiget answer is the gigabyte: given up at the
+        // limit, and the item read alone.
+        trips += try chimed.pingUntil("tea read by GET") { try Self.ids(session).count == 2 }
+        Self.expectPrompt(trips, "1 GiB answers")
         let end = try Self.memory(of: pid)
-        print("CalDAVHostileTests: a 1 GiB answer: chimed's RSS \(start.now >> 20) MiB before, peak \(end.peak >> 20) MiB")
+        print("CalDAVHostileTests: 1 GiB answers: chimed's RSS \(start.now >> 20) MiB before, peak \(end.peak >> 20) MiB")
         #expect(end.peak - start.now < 200 << 20, "chimed grew from \(start.now >> 20) MiB to a peak of \(end.peak >> 20) MiB")
         #expect(server.requests.contains { $0.kind == "multiget" && $0.fault == "huge" })
-
-        try server.faults([])
-        try CalDAVSyncTests.waitFor("tea read once the server mends") { try Self.ids(session).count == 2 }
+        #expect(server.requests.filter { $0.method == "GET" }.map(\.path) == ["/cal/tea.ics"])
         #expect(try chimed.calendar().state == "synced")
         #expect(Set(try Self.ids(session)).isSuperset(of: before))
         #expect(try session.notifyCalls().isEmpty)
@@ -495,6 +504,60 @@ struct CalDAVHostileTests {
         #expect(server.requests.contains { $0.kind == "multiget" && $0.fault == "slow" })
     }
 
+    /// RFC 9110 10.2.3: a 503 with Retry-After holds the next sync back that long, longer
+    /// than the 10 s back-off would; then syncing goes on.
+    @Test func aServerAskingToWaitIsLeftAloneThatLong() throws {
+        let (session, server, before) = try Self.started(with: [("milk.ics", Self.task("milk@test", "Buy milk"))])
+        let chimed = try Chimed(session)
+        try server.faults([["on": "sync", "do": "status", "status": 503, "times": 1, "headers": ["Retry-After": "25"]]])
+        try session.waitForLog("answered REPORT with HTTP 503 (it asks to wait 25 s).")
+        #expect(try chimed.calendar().state == "offline")
+        try server.put("tea.ics", Self.task("tea@test", "Make tea"))
+        try CalDAVSyncTests.waitFor("tea read after the wait", timeout: 120) { try Self.ids(session).count == 2 }
+        let requests = server.requests
+        let refused = try #require(requests.firstIndex { $0.fault == "status" })
+        let next = try #require(requests[(refused + 1)...].first)
+        #expect(next.time - requests[refused].time >= 24.5, "asked again after \(next.time - requests[refused].time) s")
+        #expect(Set(try Self.ids(session)).isSuperset(of: before))
+        #expect(try chimed.calendar().state == "synced")
+    }
+
+    // MARK: - A calendar the user may only read
+
+    /// A collection whose privileges are read only: chime calendar list and chime doctor say
+    /// so, and a press (refused by the server with 403) keeps its effect here and is named.
+    @Test func aReadOnlyCalendarIsSaidSoAndAPressStaysHere() throws {
+        let session = try TestSession()
+        let server = try Server(in: session.directory)
+        try server.privileges(["read", "read-current-user-privilege-set"])
+        try server.put("milk.ics", Self.task("milk@test", "Buy milk"))
+        try Self.follow(session, server)
+        let chimed = try Chimed(session)
+        #expect(try chimed.calendar().writable == false)
+        let list = try session.run(["chime", "calendar", "list"])
+        #expect(list.status == 0 && list.stdout.contains("read-only"), "\(list)")
+        let doctor = try session.run(["chime", "doctor"])
+        #expect(doctor.stdout.contains("Calendar cal is read-only for alice on the server: what you press on its reminders stays on this machine."),
+                "\(doctor)")
+
+        let milk = try #require(try Self.ids(session).first)
+        #expect(try session.run(["chime", "act", milk, "complete"]).status == 0)
+        try server.waitForRequest("the PUT") { $0.method == "PUT" }
+        try CalDAVSyncTests.waitFor("the refusal named") {
+            try chimed.calendar().problems.contains { $0.contains("the server does not let alice change it (HTTP 403)") }
+        }
+        #expect(try Self.ids(session).isEmpty, "completed here")
+        #expect(try server.text(of: "milk.ics")?.contains("STATUS:COMPLETED") == false)
+        #expect(try chimed.calendar().queued == 0, "a refused press is not sent again")
+
+        // Writable from the start: the key says so.
+        let other = try TestSession()
+        let open = try Server(in: other.directory)
+        try open.privileges(["read", "write"])
+        try Self.follow(other, open)
+        #expect(try Chimed(other).calendar().writable == true)
+    }
+
     // MARK: - Malformed iCalendar
 
     @Test func malformedItemsAreNamedAndAnItemThatBreaksKeepsItsReminder() throws {
@@ -565,6 +628,28 @@ struct CalDAVHostileTests {
     }
 
     // MARK: - Sync tokens
+
+    /// DAViCal answers a token it does not know with every item and no deletion: a sync with
+    /// a token cannot see an item deleted then, and every twelfth sync, which lists the whole
+    /// collection, does.
+    @Test func aServerThatForgetsTokensHasItsDeletionsSeenByTheWholeListing() throws {
+        let (session, server, before) = try Self.started(with: [("milk.ics", Self.task("milk@test", "Buy milk")),
+                                                                ("bins.ics", Self.task("bins@test", "Put the bins out"))])
+        let milk = try #require(try session.listedJSON().first { $0["title"] as? String == "Buy milk" }?["id"] as? String)
+        #expect(before.contains(milk))
+        try server.faults([["on": "sync", "do": "forget"]])
+        try server.delete("bins.ics")
+        let deleted = server.requests.count
+        try CalDAVSyncTests.waitFor("the deleted bins gone", timeout: 180) { try session.listedTitles() == ["Buy milk"] }
+        let since = server.requests[deleted...]
+        // Forgotten tokens answered meanwhile, every item and no deletion; the whole listing
+        // (a sync-collection without a token) saw it.
+        #expect(since.contains { $0.kind == "sync" && $0.fault == "forget" })
+        let whole = try #require(since.firstIndex { $0.kind == "sync" && $0.fault == nil && $0.body.contains("<d:sync-token/>") })
+        #expect(!since[..<whole].contains { $0.kind == "multiget" }, "an unchanged item is not fetched again")
+        #expect(try Self.ids(session) == [milk])
+        #expect(try session.notifyCalls().isEmpty)
+    }
 
     @Test func anInvalidSyncTokenReadsEveryETagAgainWithoutDuplicates() throws {
         let (session, server, before) = try Self.started(with: [("milk.ics", Self.task("milk@test", "Buy milk")),

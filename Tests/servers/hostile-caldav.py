@@ -15,6 +15,11 @@ Driven by POST /_control with a JSON object (never logged; answers JSON):
   {"delete": N}        removes item N
   {"get": N}           answers {"text": ..., "etag": ...} (null when there is no such item)
   {"faults": [F, ...]} replaces the faults
+  {"privileges": [P, ...]}
+                       the collection's current-user-privilege-set (local names of DAV:
+                       privileges, such as "read"); a PUT without "write", "write-content"
+                       or "all" among them answers 403. Absent: none is given, and every
+                       PUT may write.
 Each fault F: {"on": KIND, "do": ACTION, "times": COUNT (default: every time), ...}; a request
 takes the first fault of its kind with times left. KIND is sync (REPORT sync-collection),
 multiget (REPORT calendar-multiget), propfind, get, put or any. ACTION:
@@ -28,6 +33,8 @@ multiget (REPORT calendar-multiget), propfind, get, put or any. ACTION:
   edit       (put) stores the item changed first ("summary" replaces SUMMARY, "add" is a
              line added to the item), then answers 412
   empty      the collection answers as if it held no item (sync: each item reported removed)
+  forget     (sync) answers a token as if none were sent: every item, no deletion (as
+             DAViCal answers a token it does not know)
 
 Usage: hostile-caldav.py --log FILE [--host HOST]
 """
@@ -51,6 +58,7 @@ items = {}        # name -> (text, etag)
 changes = []      # (sequence, name), in order
 sequence = 0
 faults = []
+privileges = None  # None: not given
 log_file = None
 
 
@@ -169,6 +177,10 @@ class Handler(BaseHTTPRequestHandler):
             if "faults" in command:
                 faults = [dict(fault) for fault in command["faults"]]
                 return self.answer_json({})
+            if "privileges" in command:
+                global privileges
+                privileges = list(command["privileges"])
+                return self.answer_json({})
         self.answer(400, b"unknown command")
 
     # MARK: - CalDAV
@@ -187,7 +199,7 @@ class Handler(BaseHTTPRequestHandler):
             for fault in faults:
                 if fault.get("on") not in (kind, "any") or fault.get("times", -1) == 0:
                     continue
-                if fault["do"] == "token" and not self.sent_token(body):
+                if fault["do"] in ("token", "forget") and not self.sent_token(body):
                     continue
                 if fault.get("times", -1) > 0:
                     fault["times"] -= 1
@@ -251,8 +263,11 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             token = TOKEN_PREFIX + str(sequence)
             listed = [] if empty else sorted(items.items())
+            granted = privileges
+        given = "" if granted is None else "<d:current-user-privilege-set>%s</d:current-user-privilege-set>" % "".join(
+            "<d:privilege><d:%s/></d:privilege>" % name for name in granted)
         responses = [propstat(COLLECTION, "<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>"
-                                          "<d:displayname>Hostile</d:displayname><d:sync-token>%s</d:sync-token>" % token)]
+                                          "<d:displayname>Hostile</d:displayname><d:sync-token>%s</d:sync-token>%s" % (token, given))]
         if self.headers.get("Depth") == "1":
             for name, (_, etag) in listed:
                 responses.append(propstat(COLLECTION + name, "<d:resourcetype/><d:getetag>%s</d:getetag>" % escape(etag)))
@@ -306,6 +321,8 @@ class Handler(BaseHTTPRequestHandler):
         if name is None:
             return self.answer(403, b"")
         with lock:
+            if privileges is not None and not {"write", "write-content", "all"} & set(privileges):
+                return self.answer(403, b"")
             current = items.get(name)
             match = self.headers.get("If-Match")
             if match is not None and (current is None or current[1] != match):
@@ -317,6 +334,9 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(201 if current is None else 204, b"", [("ETag", etag)])
 
     # MARK: - Faults
+
+    def fault_forget(self, fault):
+        self.sync(b"", False)
 
     def fault_laughs(self, fault):
         entities = '<!ENTITY lol0 "lol">' + "".join(

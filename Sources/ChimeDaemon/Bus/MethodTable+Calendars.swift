@@ -147,6 +147,7 @@ extension MethodTable {
             entries += [(.lastSync, .string(NotificationEncoding.isoText(synced, zone: .current))),
                         (.lastSyncTimestamp, .int64(NotificationEncoding.seconds(synced)))]
         }
+        if let writable = collection.writable { entries.append((.writable, .bool(writable))) }
         if let error { entries.append((.error, .string(error))) }
         return entries.map { ($0.0.rawValue, $0.1) }
     }

@@ -5,6 +5,7 @@ import DBus
 import EventLoop
 import FoundationEssentials
 import Glibc
+import ICS
 import Logging
 import WebDAV
 
@@ -81,6 +82,12 @@ final class CalDAVCalendar {
     }()
     /// The check before an alarm rings gives up after this: it must not make the alarm late.
     static let checkSeconds = 5
+    /// The longest a Retry-After holds the next sync back, in seconds.
+    static let longestRetryAfter = 86_400
+    /// Every this many syncs, one lists the whole collection rather than the changes since
+    /// the token: a server that forgets a token and answers it as new (DAViCal gives every
+    /// item, and no deletion, for a token it does not know) is caught up within the hour.
+    static let wholeEvery = 12
 
     private let parts: Calendars.Context
     private let http: () -> HTTPClient
@@ -92,6 +99,10 @@ final class CalDAVCalendar {
     private var items: [String: CalDAVItemStatus] = [:]
     /// False once the server refused sync-collection: its ETags are listed instead.
     private var tokens = true
+    /// Syncs since the last that listed the whole collection.
+    private var sinceWhole = 0
+    /// Whether the user may change the collection's items, once the server has said.
+    private(set) var writable: Bool?
     private var running = false
     private var again = false
     private var waiting: [(Report) -> Void] = []
@@ -163,8 +174,10 @@ final class CalDAVCalendar {
         timer?.cancel()
         timer = nil
         withPassword { [unowned self] in
-            self.sendQueued(report: Report()) { [unowned self] report in
-                self.list(report: report)
+            self.readPrivileges { [unowned self] in
+                self.sendQueued(report: Report()) { [unowned self] report in
+                    self.list(report: report)
+                }
             }
         }
     }
@@ -196,7 +209,7 @@ final class CalDAVCalendar {
 
     /// Ends a sync: the next is armed (sooner after a failure, up to the interval) and those
     /// waiting hear `report`.
-    private func finish(_ report: Report, state: State) {
+    private func finish(_ report: Report, state: State, retryAfter: Int? = nil) {
         running = false
         self.state = state
         switch state {
@@ -208,7 +221,9 @@ final class CalDAVCalendar {
         case .offline, .failed:
             failures += 1
             let backoff = min(Double(settings.interval), 10 * Double(1 << min(failures - 1, 10)))
-            arm(afterSeconds: backoff)
+            // RFC 9110 10.2.3: a server that says when to come back is left alone until then
+            // (a day at most: a server asking for more is taken as asking for that).
+            arm(afterSeconds: max(backoff, Double(min(retryAfter ?? 0, Self.longestRetryAfter))))
         }
         if case .failed(let sentence) = state, told != sentence {
             told = sentence
@@ -234,7 +249,7 @@ final class CalDAVCalendar {
         // Most sentences name the calendar first already (they are shown alone, too).
         let named = failure.sentence.hasPrefix("Calendar \(calendar.name):") || failure.sentence.hasPrefix("Calendar \(calendar.name) ")
         parts.logger.warning(named ? "\(failure.sentence)" : "Calendar \(calendar.name): \(failure.sentence)")
-        finish(report, state: failure.needsUser ? .failed(failure.sentence) : .offline(failure.sentence))
+        finish(report, state: failure.needsUser ? .failed(failure.sentence) : .offline(failure.sentence), retryAfter: failure.retryAfter)
     }
 
     private struct Trouble: Error {
@@ -244,6 +259,8 @@ final class CalDAVCalendar {
         var status: Int?
         /// The answer was larger than the request allowed.
         var tooLarge = false
+        /// Seconds the server asked to be left alone (Retry-After with a 429 or a 5xx).
+        var retryAfter: Int?
     }
 
     // MARK: - Requests
@@ -299,9 +316,10 @@ final class CalDAVCalendar {
             // 501 Not Implemented is no passing trouble but a server without the method or
             // REPORT (sync-collection is optional, RFC 6578): the caller's own answer decides.
             case .success(let response) where response.status == 429 || (response.status >= 500 && response.status != 501):
-                let wait = response.retryAfterSeconds(now: self.parts.now()).map { " (it asks to wait \($0) s)" } ?? ""
+                let retryAfter = response.retryAfterSeconds(now: self.parts.now())
+                let wait = retryAfter.map { " (it asks to wait \($0) s)" } ?? ""
                 done(.failure(Trouble(sentence: "The server of calendar \(self.calendar.name) answered \(method) with HTTP \(response.status)\(wait).",
-                                      needsUser: false, status: response.status)))
+                                      needsUser: false, status: response.status, retryAfter: retryAfter)))
             case .success(let response):
                 done(.success(response))
             case .failure(let failure):
@@ -311,6 +329,35 @@ final class CalDAVCalendar {
             }
         }
         if let transfer { transfers.append(transfer) }
+    }
+
+    /// Learns, once per start, whether the user may change the collection's items (RFC 3744
+    /// current-user-privilege-set), then calls `next`. An answer that says nothing leaves it
+    /// unknown: the sync goes on, and a refused PUT tells later.
+    private func readPrivileges(_ next: @escaping () -> Void) {
+        guard writable == nil else { return next() }
+        send("PROPFIND", collection, headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
+             body: DAVBody.privileges()) { [unowned self] result in
+            switch result {
+            case .failure(let trouble) where trouble.needsUser || (trouble.status == nil && !trouble.tooLarge):
+                // Unreachable, or the password refused: the sync can go no further.
+                return self.fail(Report(), trouble)
+            case .failure:
+                // A 5xx: asked again at the next sync.
+                break
+            case .success(let response):
+                let answer = response.status == 207 ? try? Multistatus.parse(response.body, maxBytes: Limits.caldavResponseBytes) : nil
+                let own = answer?.responses.first {
+                    DAVURL.resolve($0.href, against: self.collection).map(DAVURL.collectionKey) == DAVURL.collectionKey(self.collection)
+                }
+                // A server that says nothing of privileges is taken at its word when a PUT is refused.
+                self.writable = own?.writable ?? true
+                if self.writable == false {
+                    self.parts.logger.info("Calendar \(self.calendar.name): \(self.settings.user) may read it but not change it; what is pressed stays on this machine.")
+                }
+            }
+            next()
+        }
     }
 
     // MARK: - Reading what changed
@@ -331,7 +378,7 @@ final class CalDAVCalendar {
 
     private func list(report: Report) {
         guard tokens else { return listETags(report: report) }
-        let token = syncToken
+        let token = sinceWhole + 1 >= Self.wholeEvery ? nil : syncToken
         send("REPORT", collection, headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
              body: DAVBody.syncCollection(token: token)) { [unowned self] result in
             switch result {
@@ -419,6 +466,41 @@ final class CalDAVCalendar {
         return url.split(separator: "/").last.map(String.init)
     }
 
+    /// What one sync fetched: each item's new status, and the items whose text changed,
+    /// read as they arrived.
+    private struct Fetched {
+        var changed: [String: CalDAVItemStatus] = [:]
+        /// The items whose text changed, as fetched (for what another device has done).
+        var texts: [(name: String, text: String)] = []
+        var read: [(name: String, components: [ImportComponent])] = []
+        var any = false
+    }
+
+    /// The requests of one fetch, in order: a multiget of some items, or one item alone by
+    /// GET (`why` its multiget answer could not be read).
+    private enum Step {
+        case chunk(ArraySlice<String>)
+        case alone(String, why: String)
+    }
+
+    /// One fetch under way. Its requests go one after another, each sent before the answer
+    /// of the one before is read: chimed reads while the server prepares the next answer.
+    private final class Fetch {
+        var listing: Listing
+        let report: Report
+        var fetched = Fetched()
+        var steps: [Step]
+        var sending = false
+        var reading = false
+        var ended = false
+        /// The reading of the last answer, a loop turn after it came.
+        var reader: Source?
+
+        init(_ listing: Listing, report: Report, steps: [Step]) {
+            (self.listing, self.report, self.steps) = (listing, report, steps)
+        }
+    }
+
     /// Fetches what the listing says changed, and merges it.
     private func fetch(_ listing: Listing, report: Report) {
         var listing = listing
@@ -428,81 +510,149 @@ final class CalDAVCalendar {
         }
         // An ETag already read stands for the same text: not fetched again.
         let wanted = listing.changed.filter { name, etag in etag == nil || items[name]?.etag != etag }.keys.sorted()
-        fetchChunks(wanted[...], into: [], listing: listing, report: report)
+        if !wanted.isEmpty, let failure = CalendarText.loadFailure() {
+            return fail(report, Trouble(sentence: "Calendar \(calendar.name): \(failure)", needsUser: true))
+        }
+        let steps = stride(from: 0, to: wanted.count, by: Self.chunk).map { Step.chunk(wanted[$0..<min($0 + Self.chunk, wanted.count)]) }
+        advance(Fetch(listing, report: report, steps: steps))
     }
 
-    /// Fetches `names` in chunks of `size` items at most; the size halves on an answer that
-    /// cannot be read and grows back, up to ``chunk``, with each that can.
-    private func fetchChunks(_ names: ArraySlice<String>, into fetched: [(name: String, text: String, etag: String?)],
-                             listing: Listing, report: Report, size: Int = CalDAVCalendar.chunk) {
-        guard !names.isEmpty else { return apply(listing, fetched: fetched, report: report) }
-        let chunk = names.prefix(size)
-        let hrefs = chunk.compactMap { DAVURL.path(of: collection + $0) }
-        send("REPORT", collection, headers: [("Depth", "1"), ("Content-Type", "application/xml; charset=utf-8")],
-             body: DAVBody.multiget(hrefs: hrefs)) { [unowned self] result in
-            switch result {
-            case .failure(let trouble): self.fail(report, trouble)
-            case .success(let response) where response.status == 207:
-                do throws(DAVFailure) {
-                    let answer = try Multistatus.parse(response.body, maxBytes: Limits.caldavResponseBytes)
-                    var fetched = fetched
-                    var listing = listing
-                    var answered = Set<String>()
-                    for entry in answer.responses {
-                        guard let name = self.itemName(entry.href), chunk.contains(name) else { continue }
-                        answered.insert(name)
-                        if let text = entry.calendarData {
-                            fetched.append((name, text, entry.etag ?? listing.changed[name] ?? nil))
-                        } else if entry.status == 404 || entry.propstatStatus == 404 {
-                            listing.removed.insert(name)
-                        }
-                    }
-                    // Gone between the listing and the fetch.
-                    for name in chunk where !answered.contains(name) { listing.changed[name] = nil }
-                    self.fetchChunks(names.dropFirst(chunk.count), into: fetched, listing: listing, report: report,
-                                     size: min(Self.chunk, size * 2))
-                } catch {
-                    // One item can spoil the XML of its whole chunk (a text larger than libxml2
-                    // reads, a control character the server wrote raw): the chunk is asked for
-                    // in halves, so that only that item stays unread, and an item alone by GET.
-                    if chunk.count > 1 {
-                        return self.fetchChunks(names, into: fetched, listing: listing, report: report, size: chunk.count / 2)
-                    }
-                    self.fetchAlone(names, into: fetched, listing: listing, report: report, unreadable: error)
-                }
-            case .success(let response):
-                self.fail(report, Trouble(sentence: "The server of calendar \(self.calendar.name) answered calendar-multiget with HTTP \(response.status).",
-                                          needsUser: false))
+    /// Sends the fetch's next request when none is under way; merges once all are answered and read.
+    private func advance(_ fetch: Fetch) {
+        guard !fetch.ended, !fetch.sending, !stopped else { return }
+        guard let step = fetch.steps.first else {
+            if !fetch.reading {
+                fetch.ended = true
+                apply(fetch.listing, fetched: fetch.fetched, report: fetch.report)
             }
+            return
+        }
+        fetch.steps.removeFirst()
+        fetch.sending = true
+        switch step {
+        case .chunk(let chunk): fetchChunk(chunk, in: fetch)
+        case .alone(let name, let why): fetchAlone(name, in: fetch, unreadable: why)
         }
     }
 
-    /// Fetches the first of `names` with GET, whose multiget answer was `unreadable`, then
-    /// the rest in chunks; an item larger than a calendar file may be is named, not read.
-    private func fetchAlone(_ names: ArraySlice<String>, into fetched: [(name: String, text: String, etag: String?)],
-                            listing: Listing, report: Report, unreadable: DAVFailure) {
-        guard let name = names.first else { return apply(listing, fetched: fetched, report: report) }
-        send("GET", collection + name, maxBytes: Limits.calendarFileBytes) { [unowned self] result in
-            var (fetched, listing) = (fetched, listing)
+    /// Ends the fetch: the sync fails with `trouble`.
+    private func abandon(_ fetch: Fetch, _ trouble: Trouble) {
+        guard !fetch.ended else { return }
+        fetch.ended = true
+        fail(fetch.report, trouble)
+    }
+
+    /// A chunk whose answer could not be read (one item can spoil the XML of its whole chunk:
+    /// a text larger than libxml2 reads, a control character the server wrote raw) or was
+    /// larger than an answer may be: asked for again in halves, so that only that item stays
+    /// unread, and an item alone by GET.
+    private func retry(_ chunk: ArraySlice<String>, in fetch: Fetch, why: String) {
+        if chunk.count > 1 {
+            let half = chunk.startIndex + chunk.count / 2
+            fetch.steps.insert(contentsOf: [.chunk(chunk[..<half]), .chunk(chunk[half...])], at: 0)
+        } else if let name = chunk.first {
+            fetch.steps.insert(.alone(name, why: why), at: 0)
+        }
+    }
+
+    private func fetchChunk(_ chunk: ArraySlice<String>, in fetch: Fetch) {
+        let hrefs = chunk.compactMap { DAVURL.path(of: collection + $0) }
+        send("REPORT", collection, headers: [("Depth", "1"), ("Content-Type", "application/xml; charset=utf-8")],
+             body: DAVBody.multiget(hrefs: hrefs)) { [unowned self] result in
+            fetch.sending = false
             switch result {
             case .failure(let trouble) where trouble.tooLarge:
-                listing.problems[name] = ["\(name) is larger than \(Limits.calendarFileBytes >> 20) MiB, so it was not read."]
+                self.retry(chunk, in: fetch, why: "the answer was larger than \(Limits.caldavResponseBytes >> 20) MiB")
             case .failure(let trouble):
-                return self.fail(report, trouble)
-            case .success(let response) where response.status == 200:
-                fetched.append((name, String(decoding: response.body, as: UTF8.self), response.header("etag") ?? listing.changed[name] ?? nil))
-            case .success(let response) where response.status == 404 || response.status == 410:
-                listing.removed.insert(name)
+                return self.abandon(fetch, trouble)
+            case .success(let response) where response.status == 207:
+                // The next request goes out first, and this answer is read a millisecond later,
+                // once libcurl (whose timer is due sooner) has sent it: chimed reads while the
+                // server prepares the next answer.
+                fetch.reading = true
+                self.advance(fetch)
+                fetch.reader = self.parts.loop.timeout(afterMilliseconds: 1) { [weak self] in
+                    fetch.reader = nil
+                    guard let self, !self.stopped, !fetch.ended else { return }
+                    self.read(response.body, of: chunk, into: fetch)
+                    fetch.reading = false
+                    self.advance(fetch)
+                }
+                return
             case .success(let response):
-                listing.problems[name] = ["\(name) was not read: the server's calendar-multiget answer with it was unreadable "
-                                          + "(\(unreadable)), and GET answered HTTP \(response.status)."]
+                return self.abandon(fetch, Trouble(sentence: "The server of calendar \(self.calendar.name) answered calendar-multiget with HTTP \(response.status).",
+                                                   needsUser: false))
             }
-            self.fetchChunks(names.dropFirst(), into: fetched, listing: listing, report: report, size: 2)
+            self.advance(fetch)
+        }
+    }
+
+    /// Reads a multiget answer of `chunk` into `fetch`; an answer that cannot be read is asked for again, in halves.
+    private func read(_ body: [UInt8], of chunk: ArraySlice<String>, into fetch: Fetch) {
+        do throws(DAVFailure) {
+            let answer = try Multistatus.parse(body, maxBytes: Limits.caldavResponseBytes)
+            var answered = Set<String>()
+            let asked = Set(chunk)
+            for entry in answer.responses {
+                guard let name = itemName(entry.href), asked.contains(name) else { continue }
+                answered.insert(name)
+                if let text = entry.calendarData {
+                    take(name, text, etag: entry.etag ?? fetch.listing.changed[name] ?? nil, into: fetch)
+                } else if entry.status == 404 || entry.propstatStatus == 404 {
+                    fetch.listing.removed.insert(name)
+                }
+            }
+            // Gone between the listing and the fetch.
+            for name in chunk where !answered.contains(name) { fetch.listing.changed[name] = nil }
+        } catch {
+            retry(chunk, in: fetch, why: "\(error)")
+        }
+    }
+
+    /// Fetches item `name` with GET, whose multiget answer was `unreadable`; an item larger
+    /// than a calendar file may be is named, not read.
+    private func fetchAlone(_ name: String, in fetch: Fetch, unreadable: String) {
+        send("GET", collection + name, maxBytes: Limits.calendarFileBytes) { [unowned self] result in
+            fetch.sending = false
+            switch result {
+            case .failure(let trouble) where trouble.tooLarge:
+                fetch.listing.problems[name] = ["\(name) is larger than \(Limits.calendarFileBytes >> 20) MiB, so it was not read."]
+            case .failure(let trouble):
+                return self.abandon(fetch, trouble)
+            case .success(let response) where response.status == 200:
+                self.take(name, String(decoding: response.body, as: UTF8.self), etag: response.header("etag") ?? fetch.listing.changed[name] ?? nil,
+                          into: fetch)
+            case .success(let response) where response.status == 404 || response.status == 410:
+                fetch.listing.removed.insert(name)
+            case .success(let response):
+                fetch.listing.problems[name] = ["\(name) was not read: the server's calendar-multiget answer with it could not be read "
+                                                + "(\(unreadable)), and GET answered HTTP \(response.status)."]
+            }
+            self.advance(fetch)
+        }
+    }
+
+    /// Takes item `name` as fetched: its status, and its text read unless it is the text read before.
+    private func take(_ name: String, _ text: String, etag: String?, into fetch: Fetch) {
+        fetch.fetched.any = true
+        if text.utf8.count > Limits.calendarFileBytes {
+            fetch.listing.problems[name] = ["\(name) is larger than \(Limits.calendarFileBytes >> 20) MiB, so it was not read."]
+            return
+        }
+        let hash = Self.hash(text)
+        fetch.fetched.changed[name] = CalDAVItemStatus(etag: etag, hash: hash)
+        // The server's own copy of what was read before (Radicale rewrites what it stores).
+        if items[name]?.hash == hash { return }
+        fetch.fetched.texts.append((name, text))
+        let allDay = parts.settings.config.allDayTime
+        switch CalendarReading.read(name, text, allDay: (allDay.hour, allDay.minute)) {
+        case .components(let components): fetch.fetched.read.append((name, components))
+        case .notCalendar(let sentence): fetch.listing.problems[name] = [sentence]
         }
     }
 
     /// Merges what was fetched and what is gone, with the new status, in one transaction.
-    private func apply(_ listing: Listing, fetched: [(name: String, text: String, etag: String?)], report: Report) {
+    private func apply(_ listing: Listing, fetched: Fetched, report: Report) {
         var report = report
         let now = parts.now()
         var removed = listing.removed
@@ -510,7 +660,7 @@ final class CalDAVCalendar {
         // likely a server's bad moment than the user's wish; believed when a second sync,
         // an interval later, says the same.
         var emptySince = self.emptySince
-        let emptied = !items.isEmpty && Set(items.keys).subtracting(removed).isEmpty && fetched.isEmpty && listing.changed.isEmpty
+        let emptied = !items.isEmpty && Set(items.keys).subtracting(removed).isEmpty && !fetched.any && listing.changed.isEmpty
         if emptied {
             if let since = emptySince, now.timeIntervalSince(since) >= Double(settings.interval) - 1 {
                 parts.logger.warning("Calendar \(calendar.name): the collection is still empty; its \(items.count) items are taken as removed.")
@@ -523,33 +673,21 @@ final class CalDAVCalendar {
         } else {
             emptySince = nil
         }
-        var changed: [String: CalDAVItemStatus] = [:]
-        var texts: [(name: String, text: String)] = []
-        var problems = listing.problems
-        for (name, text, etag) in fetched {
-            let hash = Self.hash(text)
-            if text.utf8.count > Limits.calendarFileBytes {
-                problems[name] = ["\(name) is larger than \(Limits.calendarFileBytes >> 20) MiB, so it was not read."]
-                continue
-            }
-            changed[name] = CalDAVItemStatus(etag: etag, hash: hash)
-            // The server's own copy of what was read before (Radicale rewrites what it stores).
-            if items[name]?.hash == hash { continue }
-            texts.append((name, text))
-        }
+        let (changed, texts) = (fetched.changed, fetched.texts)
         // A token that did not come (the answer lacked it) or a truncated answer: the next sync reads the whole collection again.
         let token = emptied && !removed.isEmpty ? listing.token : (emptied ? syncToken : listing.token)
         let (store, name) = (parts.store, calendar.name)
         let rang = shown()
-        CalendarReading.merge(texts, gone: removed, of: calendar, parts: parts, also: { db in
+        CalendarReading.merge(read: fetched.read, problems: [:], gone: removed, of: calendar, parts: parts, also: { db in
             try store.saveSync(of: name, token: token, at: now, emptySince: emptySince, changed: changed, removed: Array(removed), in: db)
         }) { [weak self] result, found in
             guard let self, !self.stopped else { return }
             for (item, _) in texts { self.problems[item] = nil }
             for item in removed { self.problems[item] = nil }
-            self.problems.merge(problems.merging(found) { _, new in new }) { _, new in new }
+            self.problems.merge(listing.problems.merging(found) { _, new in new }) { _, new in new }
             switch result {
             case .success(let changes):
+                self.sinceWhole = listing.whole ? 0 : self.sinceWhole + 1
                 for (item, status) in changed { self.items[item] = status }
                 for item in removed { self.items[item] = nil }
                 self.syncToken = token
@@ -562,7 +700,7 @@ final class CalDAVCalendar {
                 self.closeDoneElsewhere(texts: texts, removed: removed, shown: rang)
                 // A first sync of thousands of items leaves megabytes of answers and parse trees
                 // freed but held by malloc; an idle chimed gives them back.
-                if fetched.count > Self.chunk { _ = clinux_malloc_trim() }
+                if changed.count > Self.chunk { _ = clinux_malloc_trim() }
                 self.onRead?()
                 if listing.truncated { self.again = true }
                 self.finish(report, state: .synced)
@@ -721,6 +859,7 @@ final class CalDAVCalendar {
                         done(.failure(Trouble(sentence: "Calendar \(self.calendar.name): \(item) kept changing on the server while Chime wrote it; tried again later.",
                                               needsUser: false)))
                     case .success(let answer) where answer.status == 403:
+                        self.writable = false
                         self.problems[item, default: []].append("\(item): what was pressed was not written: the server does not let \(self.settings.user) change it (HTTP 403).")
                         done(.success(false))
                     case .success(let answer):

@@ -105,9 +105,7 @@ final class CalDAVDiscovery {
         // Radicale names a calendar made without a name by its path ("alice/personal"): no name.
         let path = (DAVURL.path(of: location) ?? "").split(separator: "/").joined(separator: "/")
         let name = response.displayName.flatMap { $0.isEmpty || $0.split(separator: "/").joined(separator: "/") == path ? nil : $0 } ?? segment
-        // No privilege set given: assume writable, and let a refused PUT say otherwise.
-        let writable = response.privileges.isEmpty || !response.privileges.isDisjoint(with: ["write", "write-content", "all"])
-        return Found(url: location, displayName: name, components: response.components, writable: writable, color: response.color)
+        return Found(url: location, displayName: name, components: response.components, writable: response.writable, color: response.color)
     }
 
     private func propfind(_ url: String, depth: String, body: [UInt8], done: @escaping (Result<Multistatus, Failure>) -> Void) {

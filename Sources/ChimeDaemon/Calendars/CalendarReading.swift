@@ -21,6 +21,21 @@ enum CalendarReading {
         case notStored(StoreError)
     }
 
+    /// One item's text as read: its components, or the sentence saying why it is not iCalendar.
+    enum Item {
+        case components([ImportComponent])
+        case notCalendar(String)
+    }
+
+    /// Reads item `name`, whose text is `text`.
+    static func read(_ name: String, _ text: String, allDay: (hour: Int, minute: Int)) -> Item {
+        let cut = CalendarParts(text, limit: .max)
+        guard cut.isCalendar, !cut.isCutShort, let components = CalendarText.components(of: text, allDay: allDay) else {
+            return .notCalendar("\(name) is not iCalendar: " + CalendarText.whyNotCalendar(text))
+        }
+        return .components(components)
+    }
+
     /// Merges `texts` (each item's name in the calendar and its text) and the items `gone`
     /// into the schedule, with `also` in the same transaction; `done` hears what changed once
     /// stored, and the sentences of the items not read (or read in part), by name. An item
@@ -33,14 +48,20 @@ enum CalendarReading {
         var problems: [String: [String]] = [:]
         var read: [(name: String, components: [ImportComponent])] = []
         for (name, text) in texts {
-            let cut = CalendarParts(text, limit: .max)
-            guard cut.isCalendar, !cut.isCutShort,
-                  let components = CalendarText.components(of: text, allDay: (allDay.hour, allDay.minute)) else {
-                problems[name] = ["\(name) is not iCalendar: " + CalendarText.whyNotCalendar(text)]
-                continue
+            switch Self.read(name, text, allDay: (allDay.hour, allDay.minute)) {
+            case .components(let components): read.append((name, components))
+            case .notCalendar(let sentence): problems[name] = [sentence]
             }
-            read.append((name, components))
         }
+        merge(read: read, problems: problems, gone: gone, of: calendar, parts: parts, also: also, done: done)
+    }
+
+    /// Merges items already read (``read(_:_:allDay:)``) as ``merge(_:gone:of:parts:also:done:)``
+    /// does; `problems` are those of the reading, passed on to `done`.
+    static func merge(read: [(name: String, components: [ImportComponent])], problems: [String: [String]], gone: Set<String>,
+                      of calendar: CalendarSource, parts: Calendars.Context, also: ((Store.Transaction) throws -> Void)? = nil,
+                      done: @escaping (Result<Changes, Failure>, _ problems: [String: [String]]) -> Void) {
+        var problems = problems
         let sources = Set(read.map { calendar.source(ofFile: $0.name) }).union(gone.map(calendar.source(ofFile:)))
         guard !sources.isEmpty || also != nil else { return done(.success(Changes()), problems) }
         var merge: CalendarMerge

@@ -69,7 +69,8 @@ final class PasswordCommand {
             return finish(.failure(Self.noPipe()))
         }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let status = null < 0 ? errno : Self.spawn(["/bin/sh", "-c", command], stdin: null, stdout: out[1], stderr: err[1], pid: &pid)
+        let status = null < 0 ? errno : CommandSpawn.spawn(program: "/bin/sh", argv: ["/bin/sh", "-c", command], environment: Self.environment,
+                                                           stdin: null, stdout: out[1], stderr: err[1], pid: &pid)
         // The child has its copies; ours would keep the pipes from ever reaching end of file.
         if null >= 0 { Glibc.close(null) }
         Glibc.close(out[1])
@@ -219,36 +220,9 @@ final class PasswordCommand {
 
     // MARK: - Starting
 
-    /// posix_spawn with a clean slate: the three standard descriptors given, the others
-    /// closed, every signal unblocked and at its default (chimed blocks SIGTERM, SIGINT and
-    /// SIGHUP for its signalfd, and a mask survives exec), and a process group of its own,
-    /// so that the time limit kills whatever the shell started too.
-    private static func spawn(_ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32, pid: inout pid_t) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        clinux_spawn_file_actions_addclosefrom(&actions, 3)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        // The daemon's environment: gpg and pass find their agent and GNUPGHOME through it.
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-        let cArguments = argv.map { strdup($0) } + [nil]
-        let cEnvironment = environment.map { strdup($0) } + [nil]
-        defer { (cArguments + cEnvironment).forEach { free($0) } }
-        return posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
+    /// The daemon's environment: gpg and pass find their agent and GNUPGHOME through it.
+    private static var environment: [String] {
+        ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
     }
 
     private static func noPipe() -> PasswordFailure {

@@ -20,15 +20,19 @@ enum CommandSpawn {
         return environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }
 
-    /// posix_spawnp with a clean slate: stdin from `stdin`, descriptors 3 and up closed,
-    /// every signal unblocked and at its default (the daemon blocks SIGTERM, SIGINT and
-    /// SIGHUP for its signalfd, and a child would inherit that mask), and a process group
-    /// of its own, so a timeout stops whatever the command started too.
-    static func spawn(program: String, argv: [String], environment: [String], stdin: Int32, pid: inout pid_t) -> Int32 {
+    /// posix_spawnp with a clean slate: stdin from `stdin` (stdout and stderr from those
+    /// given, else the daemon's), descriptors 3 and up closed, every signal unblocked and at
+    /// its default (the daemon blocks SIGTERM, SIGINT and SIGHUP for its signalfd, and a
+    /// child would inherit that mask), and a process group of its own, so a timeout stops
+    /// whatever the command started too.
+    static func spawn(program: String, argv: [String], environment: [String], stdin: Int32, stdout: Int32? = nil, stderr: Int32? = nil,
+                      pid: inout pid_t) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
+        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
         clinux_spawn_file_actions_addclosefrom(&actions, 3)
 
         var attributes = posix_spawnattr_t()

@@ -64,6 +64,10 @@ extension Diagnosis {
             // TRANSLATORS: %2$s is chimed's reason, in English.
             problems.append(Note { localized("Calendar %1$s cannot be synced: %2$s", calendar.name, reason) })
         }
+        if !calendar.writable {
+            warnings.append(Note { localized("Calendar %1$s is read-only for %2$s on the server: what you press on its reminders stays on this machine.",
+                                             calendar.name, calendar.user ?? "") })
+        }
         if calendar.queued > 0, !["synced", "syncing"].contains(calendar.state) {
             warnings.append(Note { pluralized("Calendar %1$s: %2$d press waits to be written to the server.",
                                               "Calendar %1$s: %2$d presses wait to be written to the server.",

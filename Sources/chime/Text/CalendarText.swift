@@ -33,6 +33,8 @@ struct CalendarText {
     var error: String? { value(.error)?.stringValue }
     /// CalDAV: presses still to be written to the server.
     var queued: Int { Int(value(.queued)?.integerValue ?? 0) }
+    /// CalDAV: false when the server does not let the user change its items.
+    var writable: Bool { value(.writable)?.boolValue ?? true }
 
     /// A CalDAV calendar whose sync waits for the user (the password refused, the calendar
     /// gone): its state is the sentence saying why, not one of the state words.
@@ -51,6 +53,7 @@ struct CalendarText {
         }
         var parts = [syncText]
         if queued > 0 { parts.append(pluralized("%1$d press to send", "%1$d presses to send", count: queued, queued)) }
+        if !writable { parts.append(localized("read-only")) }
         if !sharesDismissals { parts.append(localized("dismissals kept here")) }
         return parts.joined(separator: ", ")
     }
