@@ -37,8 +37,9 @@ test_pkgs=("${deb_pkgs[@]}" "${bus_pkgs[@]}" libcanberra0 python3-dbusmock dunst
            python3-convertdate python3-dateutil python3-venv dbus-x11)
 # The calendar clients chimed is tested with (CalendarClientTests): khal and todoman write the
 # vdir folders it follows, vdirsyncer fills one from Radicale, a CalDAV server on 127.0.0.1;
-# curl puts and deletes the server's items as another device would.
-calendar_pkgs=(khal todoman vdirsyncer radicale curl openssl gnome-keyring libsecret-tools xandikos)
+# curl puts and deletes the server's items as another device would; nginx in front of
+# Radicale offers HTTP/2 over TLS (Debian's package does not start it where policy-rc.d forbids).
+calendar_pkgs=(khal todoman vdirsyncer radicale curl openssl gnome-keyring libsecret-tools xandikos nginx-light)
 test_pkgs+=("${calendar_pkgs[@]}")
 # The notification servers of the matrix (ServerMatrixTests) beyond dunst: make test runs
 # them all, so they are test packages too.

@@ -623,4 +623,75 @@ struct CalDAVFaultTests {
         try a.waitForLog("Calendar calendar: sync-collection with the sync token answered HTTP 500; reading every item's ETag.")
         #expect(try Self.state(a) == "synced")
     }
+
+    // MARK: - HTTP/2
+
+    /// Radicale behind nginx, which offers HTTP/2 over TLS as many deployments do: chimed
+    /// syncs and writes back over it, every request HTTP/2 in nginx's log.
+    @Test func aCalendarBehindNginxIsSyncedOverHTTP2() throws {
+        let a = try TestSession()
+        let server = try Radicale(directory: a.directory.appendingPathComponent("radicale"), user: "alice", password: "secret")
+        let phone = Phone(server, a)
+        let direct = try phone.make("tasks")
+        try phone.put(direct, Self.task("milk@phone", "Buy milk", due: Date().addingTimeInterval(86_400)))
+
+        let tls = try Self.selfSigned(in: a.directory.appendingPathComponent("tls"), session: a)
+        let folder = a.directory.appendingPathComponent("nginx")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let port = try Self.freePort()
+        let log = folder.appendingPathComponent("access.log")
+        let configuration = folder.appendingPathComponent("nginx.conf")
+        try """
+            daemon off;
+            worker_processes 1;
+            pid \(folder.path)/nginx.pid;
+            error_log \(folder.path)/error.log info;
+            events { worker_connections 64; }
+            http {
+                log_format protocol '$server_protocol $request_method $uri $status';
+                access_log \(log.path) protocol;
+                client_body_temp_path \(folder.path)/body;
+                proxy_temp_path \(folder.path)/proxy;
+                fastcgi_temp_path \(folder.path)/fastcgi;
+                uwsgi_temp_path \(folder.path)/uwsgi;
+                scgi_temp_path \(folder.path)/scgi;
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(tls.certificate.path);
+                    ssl_certificate_key \(tls.key.path);
+                    location / {
+                        proxy_pass http://127.0.0.1:\(server.port);
+                        proxy_set_header Host $host:$server_port;
+                    }
+                }
+            }
+
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        // Run as root (as CI is), nginx's workers would become nobody, who cannot read the test's folder.
+        let user = getuid() == 0 ? ["-g", "user root;"] : []
+        let nginx = try Spawned(["/usr/sbin/nginx", "-p", folder.path, "-e", folder.appendingPathComponent("error.log").path,
+                                 "-c", configuration.path] + user, environment: ProcessInfo.processInfo.environment)
+        let calendar = "https://127.0.0.1:\(port)/alice/tasks/"
+        try Self.waitFor("nginx answering over HTTP/2") {
+            guard nginx.process.isRunning else {
+                throw TestFailure.failed("nginx ended: \(nginx.stderr.text) \((try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")")
+            }
+            let answer = try a.run(["curl", "--silent", "--http2", "--cacert", tls.certificate.path, "--output", "/dev/null",
+                                    "--write-out", "%{http_version}", calendar])
+            return answer.stdout == "2"
+        }
+
+        let added = try Self.add(a, calendar, Self.options(passwordFile: try Self.passwordFile(a, "secret"),
+                                                           extra: ", 'ca': <'\(tls.certificate.path)'>"))
+        #expect(Self.value("state", in: added.stdout) == "synced" && Self.number("reminders", in: added.stdout) == 1, "\(added)")
+        let id = try CalDAVSyncTests.onlyID(a)
+        #expect(try a.run(["chime", "act", id, "complete"]).status == 0)
+        try Self.waitFor("COMPLETED on the server") { try phone.get(direct, "milk@phone").contains("STATUS:COMPLETED") }
+
+        // chimed's requests (curl's first one aside), each HTTP/2.
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.contains(" GET /alice/tasks/ ") }
+        #expect(lines.contains { $0.hasPrefix("HTTP/2.0 REPORT /alice/tasks/ 207") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("HTTP/2.0 PUT /alice/tasks/") }, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("HTTP/2.0 ") }, "\(lines)")
+    }
 }
