@@ -522,6 +522,47 @@ struct CalDAVHostileTests {
         #expect(try chimed.calendar().state == "synced")
     }
 
+    // MARK: - A full disk
+
+    /// A sync whose transaction cannot be stored (the disk is full) changes nothing, not
+    /// even the sync token: the next sync once there is room reads the same changes again,
+    /// and a chimed started anew has each item once.
+    @Test func aSyncOnAFullDiskStoresNothingAndTheNextWithRoomReadsItAll() throws {
+        let session = try TestSession()
+        let disk = try SmallDisk(over: session.dataDirectory, size: "4m")
+        let daemon = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        let server = try Server(in: session.directory)
+        try server.put("milk.ics", Self.task("milk@test", "Buy milk"))
+        try Self.follow(session, server)
+        let chimed = try Chimed(session)
+        let before = try Self.ids(session)
+        #expect(before.count == 1)
+
+        try disk.fill()
+        try server.put("tea.ics", Self.task("tea@test", "Make tea"))
+        try server.delete("milk.ics")
+        let sentence = "Calendar cal was read but not stored: the disk holding \(session.dataDirectory.path) is full."
+        let trips = try chimed.pingUntil("the sync refused by the full disk") { try chimed.calendar().error == sentence }
+        Self.expectPrompt(trips, "a full disk")
+        #expect(try chimed.calendar().state == "offline")
+        #expect(try Self.ids(session) == before, "nothing half done")
+
+        try disk.free()
+        try CalDAVSyncTests.waitFor("the changes read once there is room") { try session.listedTitles() == ["Make tea"] }
+        #expect(try chimed.calendar().state == "synced")
+        let after = try Self.ids(session)
+        try session.stopDaemon()
+        _ = try daemon.finish()
+        let next = try session.spawnDaemon(after: disk.prefix)
+        try session.waitForName("io.github.chime.Chime")
+        let synced = try session.run(["chime", "calendar", "sync", "cal"])
+        #expect(synced.status == 0 && synced.stdout.contains("cal: 0 new, 0 updated, 0 removed"), "\(synced)")
+        #expect(try Self.ids(session) == after)
+        try session.stopDaemon()
+        _ = try next.finish()
+    }
+
     // MARK: - A calendar the user may only read
 
     /// A collection whose privileges are read only: chime calendar list and chime doctor say

@@ -80,7 +80,9 @@ final class CalDAVCalendar {
         }
         return seconds
     }()
-    /// The check before an alarm rings gives up after this: it must not make the alarm late.
+    /// The check before an alarm starts this long (and 2 s more) ahead of it: a server that
+    /// answers within that is heard before the alarm rings. A slower one never makes the
+    /// alarm late, since an alarm waits for no sync; its answer counts for the next alarm.
     static let checkSeconds = 5
     /// The longest a Retry-After holds the next sync back, in seconds.
     static let longestRetryAfter = 86_400
