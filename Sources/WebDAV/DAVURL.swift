@@ -50,6 +50,26 @@ public enum DAVURL {
         return first == second
     }
 
+    /// The last segment of `url`, percent-decoded (RFC 3986 2.1) where that makes UTF-8, as
+    /// written where not: what a calendar is called after its address. Nil for no segment.
+    public static func lastSegment(of url: String) -> String? {
+        guard let last = url.split(separator: "/").last else { return nil }
+        let bytes = Array(last.utf8)
+        var decoded: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(validating: decoded, as: UTF8.self) ?? String(last)
+    }
+
     /// The path of an absolute URL ("/" when it has none), or of an absolute path; without
     /// query or fragment, encoded as written. Nil for anything else.
     public static func path(of url: String) -> String? {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a server answered.
 public struct HTTPResponse: Sendable {
@@ -29,7 +29,7 @@ public struct HTTPResponse: Sendable {
     /// seconds or as an HTTP-date; nil without a field chimed can read. A date in the past
     /// is 0.
     public func retryAfterSeconds(now: Date) -> Int? {
-        guard let value = header("retry-after")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = header("retry-after")?.trimmingSpaces(), !value.isEmpty else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // A server that asks for more than a year means "not now": saturate, do not fail.
             return value.utf8.reduce(0) { min($0 * 10 + Int($1 - UInt8(ascii: "0")), 1 << 40) }

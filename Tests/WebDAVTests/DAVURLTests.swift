@@ -149,4 +149,17 @@ struct DAVURLTests {
     func otherHostsAreNot(_ url: String) {
         #expect(!DAVURL.isLoopback(url))
     }
+
+    /// A calendar is called after its address's last segment, decoded where that makes UTF-8.
+    @Test(arguments: [
+        ("https://h/dav/calendars/alice/personal/", "personal"),
+        ("https://h/dav/Work%20%26%20Life", "Work & Life"),
+        ("https://h/dav/caf%C3%A9", "café"),
+        ("https://h/dav/100%", "100%"),
+        ("https://h/dav/a%ZZb", "a%ZZb"),
+        ("https://h/dav/bad%FF", "bad%FF"),
+    ])
+    func theLastSegmentIsDecodedWhereItMakesText(_ url: String, _ segment: String) {
+        #expect(DAVURL.lastSegment(of: url) == segment)
+    }
 }

@@ -219,7 +219,7 @@ struct CalendarOptions {
     /// The settings of a CalDAV calendar these options make.
     func settings() throws(DBusError) -> CalDAVSettings {
         guard let user, !user.isEmpty else { throw .invalidArgs("user: a CalDAV calendar needs the user it is read as.") }
-        if let passwordCommand, passwordCommand.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let passwordCommand, passwordCommand.allSatisfy(\.isWhitespace) {
             throw .invalidArgs("passwordCommand: it is empty.")
         }
         return CalDAVSettings(user: user, passwordCommand: passwordCommand, ca: ca, shareDismissals: shareDismissals ?? true,

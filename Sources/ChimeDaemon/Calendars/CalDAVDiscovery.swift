@@ -101,7 +101,7 @@ final class CalDAVDiscovery {
     private static func found(_ response: DAVResponse, at url: String) -> Found {
         var location = url
         while location.hasSuffix("/") { location.removeLast() }
-        let segment = location.split(separator: "/").last.map { String($0).removingPercentEncoding ?? String($0) } ?? location
+        let segment = DAVURL.lastSegment(of: location) ?? location
         // Radicale names a calendar made without a name by its path ("alice/personal"): no name.
         let path = (DAVURL.path(of: location) ?? "").split(separator: "/").joined(separator: "/")
         let name = response.displayName.flatMap { $0.isEmpty || $0.split(separator: "/").joined(separator: "/") == path ? nil : $0 } ?? segment

@@ -221,7 +221,7 @@ final class Calendars {
     func add(collection url: String, name: String, settings: CalDAVSettings, password: String?,
              done: @escaping (Result<CalDAVCalendar, DBusError>) -> Void) throws(DBusError) {
         let location = try Self.collectionURL(url)
-        let name = name.isEmpty ? (location.split(separator: "/").last.map { String($0).removingPercentEncoding ?? String($0) } ?? "calendar") : name
+        let name = name.isEmpty ? (DAVURL.lastSegment(of: location) ?? "calendar") : name
         try Self.check(name: name)
         if let same = collections.first(where: { DAVURL.collectionKey($0.calendar.location) == DAVURL.collectionKey(location) }) {
             throw .invalidArgs("location: '\(location)' is followed already, as \(same.calendar.name).")
@@ -319,7 +319,7 @@ final class Calendars {
 
     /// `https://host:port` of `url`: the account a password is stored for.
     static func origin(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         return String(url[..<scheme.upperBound]) + String(rest.prefix { $0 != "/" })
     }
